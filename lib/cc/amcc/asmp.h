@@ -1,0 +1,174 @@
+/* asmp.h - ASMP, the Adaptive Smooth Multicast Protocol (spec/asmp.md, papers/000 3.1-3.8).
+ * Receivers compute a smooth TCP-friendly rate and report it in an RTCP APP packet after their
+ * RR; the sender takes the minimum over live receivers (eq. 1) and echoes per-receiver RTTs in an
+ * APP packet after its SR. Rates cross the API in bit/s, times are amcc_time (ns). */
+#ifndef AMCC_ASMP_H
+#define AMCC_ASMP_H
+#include <stddef.h>
+#include <stdint.h>
+#include "amcc.h"
+#include "seq.h"
+#include "loss.h"
+#include "jitter.h"
+#include "rtt.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct amcc_asmp_params {
+  double initial_rate_bps;   /* sender's rate before any report (500 kb/s) */
+  double min_rate_bps;       /* clamp of every rate (16 kb/s) */
+  double max_rate_bps;       /* clamp of every rate (100 Mb/s) */
+  double default_rtt_s;      /* receiver RTT until the first echo (0.1 s) */
+  double rho;                /* eq. 11 (0.5) */
+  double gamma_unloaded;     /* eq. 19 (0.9) */
+  double gamma_congested;    /* eq. 19 (0.2) */
+  double ci_margin_s;        /* eq. 18 margin, seconds (0) */
+  double similarity;         /* feedback suppression: rates within this fraction are similar (0.02) */
+  int suppress_if_lower;     /* 1: also suppress after hearing any lower rate (0, spec: similar only) */
+  amcc_time receiver_timeout;/* sender expires a receiver silent this long (15 s = 3 x 5 s RTCP) */
+  amcc_time t_suspend;       /* RTCP interval above which eq. 20 replaces it (5 s) */
+  amcc_time t_rand;          /* eq. 20 window T_rand (0 = t_suspend) */
+  double lambda;             /* eq. 20 lambda (0 = ln(N) + 1 from the group size) */
+  uint32_t max_receivers;    /* sender table bound (65536) */
+} amcc_asmp_params;
+
+void amcc_asmp_params_init (amcc_asmp_params *p);
+/* AMCC_OK, or AMCC_ERR_PARAM naming no field: rates > 0 and ordered, gammas and rho in (0,1],
+ * similarity in [0,1), timeouts > 0. */
+int amcc_asmp_params_validate (const amcc_asmp_params *p);
+
+/* What a receiver reports (also the decoded APP payload). */
+typedef struct amcc_asmp_report {
+  double rate_bps;           /* smooth TCP-friendly rate (eq. 14) */
+  double loss;               /* smoothed interval loss rate (eq. 2-3), 0..1 */
+  double rtt_s;              /* receiver's RTT estimate (eq. 11), 0 = unknown */
+  double jitter_s;           /* RFC 3550 interarrival jitter (eq. 5), seconds */
+  double cj_short_s;         /* A_short of the cumulative jitter (eq. 15-18), seconds */
+  amcc_ci_state ci;          /* eq. 18 */
+  int have_echo;             /* the RTT is calibrated by a sender echo (eq. 10) */
+  uint32_t report_seq;       /* counter of this receiver's reports */
+} amcc_asmp_report;
+
+/* ---------------- receiver ---------------- */
+typedef struct amcc_asmp_receiver {
+  amcc_asmp_params p;
+  uint32_t clock_rate;
+  amcc_seq seq;
+  amcc_interarrival ia;
+  amcc_cumjitter cj;
+  amcc_loss_filter lf;
+  amcc_rtt_est rtt;
+  double rate_Bps;           /* r_prev, bytes/s; valid when have_rate */
+  int have_rate;
+  double mean_pkt;           /* mean packet size P (bytes), EWMA 1/16 */
+  uint64_t iv_bytes;         /* bytes received in the current interval */
+  amcc_time iv_start;        /* start of the current interval (first packet or last report) */
+  amcc_time last_arrival;
+  uint32_t report_seq;
+  amcc_asmp_report last;     /* last report made */
+  /* feedback suppression round */
+  int suppressed;            /* this round's report is suppressed */
+  int heard;                 /* peers heard this round */
+  double heard_min_bps;
+} amcc_asmp_receiver;
+
+void amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
+    uint32_t clock_rate_hz);
+/* One RTP packet. send_time: the sender's send time on the sender's clock (for eq. 6), or
+ * AMCC_TIME_NONE. Returns the amcc_seq_result (duplicates/probation are not counted). */
+int amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
+    uint32_t rtp_ts, amcc_time send_time, uint32_t packet_bytes);
+/* The sender echoed this receiver's RTT (eq. 9 value, ns). AMCC_ERR_PARAM if <= 0 or > 60 s. */
+int amcc_asmp_receiver_on_rtt_echo (amcc_asmp_receiver *rx, amcc_time now, amcc_time rtt);
+/* At each RTCP report: closes the interval, runs eq. 2-3, 11, 12-14, 18-19, fills *out. */
+void amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now,
+    amcc_asmp_report *out);
+
+/* eq. 20: a sample of the truncated exponential on [0, t_rand] for u in [0,1):
+ * z = (t_rand / lambda) ln(1 + u (e^lambda - 1)); lambda <= 0 gives the uniform u * t_rand. */
+amcc_time amcc_asmp_feedback_delay (amcc_time t_rand, double lambda, double u);
+/* Start a feedback round: returns when to send the report. rtcp_interval <= t_suspend: the plain
+ * now + rtcp_interval; above: now + eq. 20 sample on [0, T_rand] with lambda from params or
+ * ln(group_size) + 1. Call at each round start (e.g. on the sender's SR); clears suppression. */
+amcc_time amcc_asmp_receiver_schedule (amcc_asmp_receiver *rx, amcc_time now,
+    amcc_time rtcp_interval, uint32_t group_size, double uniform_u);
+/* Another receiver's report was heard (its APP rate, bit/s). Returns 1 if this round's report
+ * must now be suppressed: a peer reported a rate not above ours and within 'similarity' of it
+ * (or any lower rate with suppress_if_lower). A receiver lower than every rate heard never
+ * suppresses, so the slowest receiver is always heard. Before our first report: never. */
+int amcc_asmp_receiver_on_peer_report (amcc_asmp_receiver *rx, amcc_time now, double peer_rate_bps);
+int amcc_asmp_receiver_suppressed (const amcc_asmp_receiver *rx);
+
+/* ---------------- sender ---------------- */
+typedef struct amcc_asmp_sender amcc_asmp_sender;
+
+typedef struct amcc_asmp_echo_entry {
+  uint32_t ssrc;
+  amcc_time rtt;             /* eq. 9, ns */
+} amcc_asmp_echo_entry;
+
+typedef struct amcc_asmp_sender_stats {
+  uint32_t receivers;        /* in the table (reported a rate or an RTT, not expired) */
+  uint32_t rated;            /* with a rate report (the ones eq. 1 runs over) */
+  uint32_t slowest_ssrc;     /* valid when rated > 0 */
+  double slowest_rate_bps;
+  uint64_t reports, expired, byes, rejected;
+} amcc_asmp_sender_stats;
+
+/* NULL on allocation failure or invalid params. */
+amcc_asmp_sender *amcc_asmp_sender_new (const amcc_asmp_params *p, amcc_time now);
+void amcc_asmp_sender_free (amcc_asmp_sender *tx);
+/* A receiver's APP report. O(log n). AMCC_ERR_FIELD for a NaN/negative rate,
+ * AMCC_ERR_FULL when a new receiver would exceed max_receivers. */
+int amcc_asmp_sender_on_report (amcc_asmp_sender *tx, amcc_time now, uint32_t ssrc,
+    const amcc_asmp_report *report);
+/* A report block from receiver ssrc gave rtt = A - LSR - DLSR (eq. 9; see amcc_rtcp_rtt()).
+ * Queued for the next echo. Counts as a sign of life. */
+int amcc_asmp_sender_on_report_block (amcc_asmp_sender *tx, amcc_time now, uint32_t ssrc,
+    amcc_time rtt);
+/* RTCP BYE: the receiver is removed at once. */
+void amcc_asmp_sender_on_bye (amcc_asmp_sender *tx, amcc_time now, uint32_t ssrc);
+/* Change the silence timeout (e.g. when the RTCP interval grows with the group). */
+void amcc_asmp_sender_set_timeout (amcc_asmp_sender *tx, amcc_time timeout);
+/* eq. 1: min over live receivers' latest rates, clamped to [min, max]; expires silent receivers
+ * first (amortised O(1) each). Before any report: initial rate; when every receiver has gone:
+ * the last rate is held. */
+double amcc_asmp_sender_rate (amcc_asmp_sender *tx, amcc_time now);
+/* Up to max entries of (ssrc, rtt) for the next SR's APP: every fresh RTT once, oldest first
+ * (round robin when they do not all fit). Returns the count. */
+size_t amcc_asmp_sender_fill_echo (amcc_asmp_sender *tx, amcc_time now,
+    amcc_asmp_echo_entry *entries, size_t max_entries);
+void amcc_asmp_sender_get_stats (const amcc_asmp_sender *tx, amcc_asmp_sender_stats *st);
+
+/* ---------------- APP payloads (docs/wire-formats.md) ---------------- */
+#define AMCC_ASMP_APP_NAME "ASMP"
+#define AMCC_ASMP_SUBTYPE_REPORT 1   /* receiver rate report, appended to an RR */
+#define AMCC_ASMP_SUBTYPE_ECHO 2     /* sender RTT echo list, appended to an SR */
+#define AMCC_ASMP_WIRE_VERSION 1
+#define AMCC_ASMP_REPORT_LEN 28
+#define AMCC_ASMP_ECHO_HEADER_LEN 4
+#define AMCC_ASMP_ECHO_ENTRY_LEN 8
+#define AMCC_ASMP_MAX_WIRE_RTT (60 * AMCC_NS_PER_S)
+/* Echo entries that fit in an APP payload of at most 'bytes' bytes. */
+#define AMCC_ASMP_ECHO_FIT(bytes) \
+  ((bytes) < AMCC_ASMP_ECHO_HEADER_LEN ? 0 : ((bytes) - AMCC_ASMP_ECHO_HEADER_LEN) / AMCC_ASMP_ECHO_ENTRY_LEN)
+
+/* Encode into buf (cap bytes); *written = AMCC_ASMP_REPORT_LEN. Values are validated
+ * (AMCC_ERR_FIELD for NaN/negative/out of range) and rounded to the wire units. */
+int amcc_asmp_report_encode (const amcc_asmp_report *r, uint8_t *buf, size_t cap, size_t *written);
+/* Decode exactly len bytes (the APP data). Never reads past len; rejects bad version,
+ * truncation, wrong length, reserved bits, out-of-range values. */
+int amcc_asmp_report_decode (const uint8_t *buf, size_t len, amcc_asmp_report *r);
+int amcc_asmp_echo_encode (const amcc_asmp_echo_entry *e, size_t n, uint8_t *buf, size_t cap,
+    size_t *written);
+/* *n (in: capacity of e, out: entries decoded). AMCC_ERR_FIELD if count and length disagree
+ * or an RTT is out of range; AMCC_ERR_NOSPACE if more entries than the capacity. */
+int amcc_asmp_echo_decode (const uint8_t *buf, size_t len, amcc_asmp_echo_entry *e, size_t *n);
+/* Look up one SSRC in an encoded echo payload without copying (AMCC_ERR_TYPE if absent). */
+int amcc_asmp_echo_lookup (const uint8_t *buf, size_t len, uint32_t ssrc, amcc_time *rtt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
