@@ -1,0 +1,353 @@
+"""Emulated network out of Linux network namespaces.
+
+Hosts are namespaces with one or more veth interfaces; routers are namespaces holding a Linux bridge
+with IGMPv3 snooping and a querier, so a group reaches only the ports whose hosts joined it. All
+hosts share one IPv4 subnet (the routers are layer-2 switches). A link may carry, per direction,
+a bottleneck (tbf: rate + drop-tail byte queue, on the egress of the sending end) and a one-way
+propagation delay (the user-space delay line <build>/tools/testbed/delayline, run in a namespace
+of its own between the two ends, because this kernel has no netem).
+
+    with Topology() as t:
+        t.add_router("r1"); t.add_host("a"); t.add_host("b")
+        t.link("a", "r1"); t.link("r1", "b", rate=1_500_000, queue="50p", delay_ms=10)
+        t.build()
+        p = t.run("b", ["iperf3", "-s", "-1"])
+        ...
+    # every process started here is stopped and every namespace deleted, even on failure
+
+Per-direction values: rate, queue and delay_ms take either one value (both directions) or a
+pair (a->b, b->a). Only processes started through run() are ever signalled, by PID.
+"""
+import atexit
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+MTU_FRAME = 1514          # bytes of an Ethernet frame carrying a full 1500-byte IP packet
+SUBNET = "10.77"          # hosts get 10.77.X.Y/16; nothing outside the namespaces uses it
+SNOOP_DELAY_S = 1.5        # > mcast_query_response_interval (1 s): bridges flood until then
+_live = []                # topologies not yet torn down (for atexit / signal cleanup)
+
+
+def _sh(argv, check=True):
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: {r.stderr.strip() or r.returncode}")
+    return r.stdout
+
+
+def _pair(v):
+    """One value for both directions, or an (a->b, b->a) pair."""
+    if isinstance(v, (tuple, list)):
+        if len(v) != 2:
+            raise ValueError(f"expected one value or a pair, got {v!r}")
+        return v[0], v[1]
+    return v, v
+
+
+def queue_bytes(q, rate):
+    """Drop-tail queue size in bytes: int = bytes, "Np" = N full-size frames, None = 100 ms at rate."""
+    if q is None:
+        return max(4 * MTU_FRAME, int(rate / 8 * 0.1))
+    if isinstance(q, str) and q.endswith("p"):
+        return int(q[:-1]) * MTU_FRAME
+    return int(q)
+
+
+def tbf_burst(rate):
+    """Token bucket depth: two full frames, or 2 ms of the rate when that is larger."""
+    return max(2 * MTU_FRAME, int(rate / 8 * 0.002))
+
+
+def find_delayline():
+    """The delay line binary: $AMCAST_DELAYLINE, $AMCAST_BUILD/tools/testbed, then PATH."""
+    cands = [os.environ.get("AMCAST_DELAYLINE")]
+    if os.environ.get("AMCAST_BUILD"):
+        cands.append(os.path.join(os.environ["AMCAST_BUILD"], "tools/testbed/delayline"))
+    cands.append(shutil.which("delayline"))
+    for c in cands:
+        if c and os.access(c, os.X_OK):
+            return c
+    raise RuntimeError("delay line binary not found: build it (ninja) and set AMCAST_BUILD "
+                       "or AMCAST_DELAYLINE")
+
+
+class Topology:
+    def __init__(self, prefix=None, delayline=None):
+        self.prefix = prefix or f"amt{os.getpid()}-"
+        if Topology._count:
+            self.prefix += f"{Topology._count}-"
+        Topology._count += 1
+        self.delayline = delayline
+        self.nodes = {}           # name -> {"kind", "ns", "ifaces": {peer: ifname}, "addr"}
+        self.links = []           # dicts describing each link
+        self.procs = []           # Popen objects started by run()
+        self.namespaces = []      # every namespace created, in creation order
+        self.built = False
+        self._nhosts = 0
+        _live.append(self)
+
+    _count = 0
+
+    # ---- description -------------------------------------------------------------------------
+    def add_host(self, name):
+        self._add(name, "host")
+
+    def add_router(self, name):
+        self._add(name, "router")
+
+    def _add(self, name, kind):
+        if name in self.nodes:
+            raise ValueError(f"node {name!r} defined twice")
+        if not name.replace("_", "").isalnum() or len(self.prefix + name) > 40:
+            raise ValueError(f"bad node name {name!r}")
+        node = {"kind": kind, "ns": self.prefix + name, "ifaces": {}, "addr": None}
+        if kind == "host":
+            self._nhosts += 1
+            n = self._nhosts
+            node["addr"] = f"{SUBNET}.{n // 250}.{n % 250 + 1}"
+        self.nodes[name] = node
+        if self.built:
+            self._create_node(name)
+
+    def link(self, a, b, rate=None, queue=None, delay_ms=0):
+        for n in (a, b):
+            if n not in self.nodes:
+                raise ValueError(f"link {a}-{b}: unknown node {n!r}")
+        if b in self.nodes[a]["ifaces"]:
+            raise ValueError(f"link {a}-{b} defined twice")
+        rate_ab, rate_ba = _pair(rate)
+        q_ab, q_ba = _pair(queue)
+        d_ab, d_ba = _pair(delay_ms)
+        ln = {"a": a, "b": b, "rate": (rate_ab, rate_ba), "queue": (q_ab, q_ba),
+              "delay_ms": (float(d_ab or 0), float(d_ba or 0)), "index": len(self.links)}
+        for x, y in ((a, b), (b, a)):
+            node = self.nodes[x]
+            node["ifaces"][y] = "eth%d" % len(node["ifaces"]) if node["kind"] == "host" \
+                else "p%d" % len(node["ifaces"])
+        self.links.append(ln)
+        if self.built:
+            self._create_link(ln)
+        return ln
+
+    # ---- queries -----------------------------------------------------------------------------
+    def ns(self, name):
+        return self.nodes[name]["ns"]
+
+    def addr(self, name):
+        return self.nodes[name]["addr"]
+
+    def iface(self, name, peer=None):
+        """A host's interface (toward peer, or its first one)."""
+        ifs = self.nodes[name]["ifaces"]
+        return ifs[peer] if peer else next(iter(ifs.values()))
+
+    def describe(self):
+        """Plain dict for RUN/meta.json."""
+        return {"prefix": self.prefix,
+                "nodes": {n: {"kind": v["kind"], "addr": v["addr"]} for n, v in self.nodes.items()},
+                "links": [{"a": l["a"], "b": l["b"], "rate_bps": list(l["rate"]),
+                           "queue_bytes": [queue_bytes(q, r) if r else None
+                                           for q, r in zip(l["queue"], l["rate"])],
+                           "delay_ms": list(l["delay_ms"])} for l in self.links]}
+
+    # ---- building ----------------------------------------------------------------------------
+    def build(self):
+        try:
+            for name in self.nodes:
+                self._create_node(name)
+            for ln in self.links:
+                self._create_link(ln)
+            self.built = True
+        except BaseException:
+            self.teardown()
+            raise
+        return self
+
+    def _ip(self, ns, *args):
+        return _sh(["ip", "-n", ns, *args])
+
+    def exec(self, name, argv, check=True):
+        """Run a short command inside a node's namespace and return its stdout."""
+        return _sh(["ip", "netns", "exec", self.ns(name), *argv], check=check)
+
+    def _sysctl(self, ns, key, val):
+        _sh(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{key}={val}"])
+
+    def _new_ns(self, ns):
+        _sh(["ip", "netns", "add", ns])
+        self.namespaces.append(ns)
+        self._ip(ns, "link", "set", "lo", "up")
+        # no IPv6 chatter (router solicitations, MLD) on the emulated links
+        self._sysctl(ns, "net.ipv6.conf.all.disable_ipv6", 1)
+        self._sysctl(ns, "net.ipv6.conf.default.disable_ipv6", 1)
+
+    def _create_node(self, name):
+        node = self.nodes[name]
+        ns = node["ns"]
+        self._new_ns(ns)
+        if node["kind"] == "router":
+            self._ip(ns, "link", "add", "br0", "type", "bridge", "mcast_snooping", "1",
+                     "mcast_igmp_version", "3", "mcast_query_interval", "1000",
+                     "mcast_query_response_interval", "100", "mcast_startup_query_interval", "100")
+            # the querier only after the intervals: enabling it arms a "no querier yet" delay of
+            # one response interval (10 s by default), during which the bridge floods every group
+            self._ip(ns, "link", "set", "br0", "type", "bridge", "mcast_querier", "1")
+            # snooping starts filtering one response interval (1 s) after the bridge comes up
+            self._snoop_ready = time.monotonic() + SNOOP_DELAY_S
+            self._ip(ns, "link", "set", "br0", "up")
+        else:
+            # IGMPv3: no report suppression, so the bridge learns every receiver's port
+            self._sysctl(ns, "net.ipv4.conf.all.force_igmp_version", 3)
+            self._sysctl(ns, "net.ipv4.conf.default.force_igmp_version", 3)
+
+    def _create_link(self, ln):
+        a, b = ln["a"], ln["b"]
+        na, nb = self.nodes[a], self.nodes[b]
+        ia, ib = na["ifaces"][b], nb["ifaces"][a]
+        delayed = any(d > 0 for d in ln["delay_ms"])
+        if not delayed:
+            self._ip(na["ns"], "link", "add", ia, "type", "veth", "peer", "name", ib,
+                     "netns", nb["ns"])
+        else:
+            dns = f"{self.prefix}dl{ln['index']}"
+            self._new_ns(dns)
+            ln["dl_ns"] = dns
+            self._ip(na["ns"], "link", "add", ia, "type", "veth", "peer", "name", "da",
+                     "netns", dns)
+            self._ip(nb["ns"], "link", "add", ib, "type", "veth", "peer", "name", "db",
+                     "netns", dns)
+            for d in ("da", "db"):
+                self._ip(dns, "link", "set", d, "promisc", "on", "up")
+                self._offloads_off(dns, d)
+        for node, ifn, peer in ((na, ia, b), (nb, ib, a)):
+            ns = node["ns"]
+            self._offloads_off(ns, ifn)
+            if node["kind"] == "router":
+                self._ip(ns, "link", "set", ifn, "master", "br0")
+                if self.nodes[peer]["kind"] == "router":
+                    # snooping bridges do not send reports upstream: mark router-facing ports
+                    _sh(["ip", "netns", "exec", ns, "bridge", "link", "set", "dev", ifn,
+                         "mcast_router", "2"])
+            self._ip(ns, "link", "set", ifn, "up")
+            if node["kind"] == "host":
+                if len(node["ifaces"]) == 1 or not self._has_addr(ns):
+                    self._ip(ns, "addr", "add", node["addr"] + "/16", "dev", ifn)
+                    self._ip(ns, "route", "add", "224.0.0.0/4", "dev", ifn)
+                self._sysctl(ns, f"net.ipv4.conf.{ifn}.force_igmp_version", 3)
+        for (node, ifn), rate, q in zip(((na, ia), (nb, ib)), ln["rate"], ln["queue"]):
+            if rate:
+                rate = int(rate)
+                self._ip(node["ns"], "link", "set", ifn, "txqueuelen", "1000")
+                _sh(["tc", "-n", node["ns"], "qdisc", "replace", "dev", ifn, "root", "tbf",
+                     "rate", f"{rate}bit", "burst", str(tbf_burst(rate)),
+                     "limit", str(queue_bytes(q, rate))])
+        if delayed:
+            binary = self.delayline or find_delayline()
+            d_ab, d_ba = ln["delay_ms"]
+            # frames entering "da" come from a and leave toward b after d_ab, and vice versa
+            ln["dl_proc"] = self.run_ns(dns, [binary, "da", "db", f"{d_ab}", f"{d_ba}"])
+            self._wait_delayline(ln["dl_proc"])
+
+    def _wait_delayline(self, proc):
+        # the delay line prints "ready" once both sockets are bound
+        line = proc.stdout.readline() if proc.stdout else ""
+        if "ready" not in line:
+            raise RuntimeError(f"delay line did not start: {line.strip() or proc.poll()}")
+
+    def wait_snooping(self):
+        """Sleep until every bridge filters by membership (before that it floods all groups)."""
+        left = getattr(self, "_snoop_ready", 0) - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+
+    def _has_addr(self, ns):
+        return "inet " in self._ip(ns, "-4", "addr", "show")
+
+    def _offloads_off(self, ns, ifn):
+        # GSO/TSO super-frames would pass a delay line or shaper as one 64 KB "packet"
+        _sh(["ip", "netns", "exec", ns, "ethtool", "-K", ifn, "tx", "off", "tso", "off",
+             "gso", "off", "gro", "off"], check=False)
+
+    # ---- processes ---------------------------------------------------------------------------
+    def run(self, name, argv, log=None, env=None):
+        """Start argv inside node `name`'s namespace; output goes to the file `log` (or DEVNULL)."""
+        return self.run_ns(self.ns(name), argv, log=log, env=env)
+
+    def run_ns(self, ns, argv, log=None, env=None):
+        if log is None and argv and os.path.basename(argv[0]) == "delayline":
+            out = subprocess.PIPE
+        elif log:
+            out = open(log, "ab")
+        else:
+            out = subprocess.DEVNULL
+        p = subprocess.Popen(["ip", "netns", "exec", ns, *map(str, argv)], stdout=out,
+                             stderr=subprocess.STDOUT if log else None, env=env,
+                             text=out is subprocess.PIPE)
+        if log:
+            out.close()
+        self.procs.append(p)
+        return p
+
+    @staticmethod
+    def stop(proc, grace=5.0):
+        """SIGINT, wait `grace` s, then SIGTERM, then SIGKILL; by PID only. Returns the exit code."""
+        if proc.poll() is not None:
+            return proc.returncode
+        for sig, wait in ((signal.SIGINT, grace), (signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
+            try:
+                proc.send_signal(sig)
+            except ProcessLookupError:
+                break
+            try:
+                return proc.wait(wait)
+            except subprocess.TimeoutExpired:
+                continue
+        return proc.poll()
+
+    def teardown(self):
+        """Stop every process started here and delete every namespace created. Idempotent."""
+        for p in reversed(self.procs):
+            try:
+                self.stop(p, grace=2.0)
+            except Exception:
+                pass
+        self.procs = []
+        for ns in reversed(self.namespaces):
+            subprocess.run(["ip", "netns", "del", ns], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        self.namespaces = []
+        self.built = False
+        if self in _live:
+            _live.remove(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.teardown()
+        return False
+
+
+def leftover_namespaces(prefix="amt"):
+    """Namespaces whose name starts with prefix (for tests: none may remain after a run)."""
+    out = _sh(["ip", "netns", "list"], check=False)
+    return [l.split()[0] for l in out.splitlines() if l.startswith(prefix)]
+
+
+def _teardown_all():
+    for t in list(_live):
+        t.teardown()
+
+
+def _on_signal(signum, frame):
+    _teardown_all()
+    raise SystemExit(128 + signum)
+
+
+atexit.register(_teardown_all)
+for _s in (signal.SIGTERM, signal.SIGHUP):
+    signal.signal(_s, _on_signal)
+# SIGINT raises KeyboardInterrupt, which unwinds through `with Topology()` and atexit
