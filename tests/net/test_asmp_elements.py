@@ -1,0 +1,280 @@
+#!/usr/bin/python3
+"""Live ASMP session through asmpsink/asmpsrc in network namespaces (suite 'net', needs root).
+
+tx -- r (bridge, IGMPv3 snooping) -- fast1, fast2, slow; the port r->slow is a tbf bottleneck of
+SLOW_RATE bit/s; the sender's link carries DELAY_MS each way when the delay line is built.
+One sender (x264enc, live source, tools/testbed/amcast-node) and three receivers. Checks:
+  - every receiver decodes video before anything is measured (IGMP snooping really forwards);
+  - the target bitrate converges below what the bottleneck can carry as video: SLOW_RATE times
+    the share of an Ethernet frame that is RTP payload (measured packet sizes, 42 B of
+    Ethernet+IP+UDP and 12 B of RTP header), and stays above the configured minimum;
+  - the fast receivers follow the group rate: they get what was sent (their paths have no
+    bottleneck) and no more than the bottleneck lets through;
+  - every receiver decodes a share of the frames sent while it was there;
+  - when the slow receiver leaves, the sender drops it within the expiry bound (3 RTCP
+    intervals, ASMP spec) and the target rises above SLOW_RATE within a bound derived from the
+    RTCP interval, the packet size and the RTT (one packet per RTT per report, eq. 13);
+  - no bus errors, no SSRC collisions, clean exits, no namespace left.
+Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
+"""
+import csv
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+sys.path.insert(0, os.path.join(TOP, 'tools', 'testbed'))
+from amcast_testbed.netns import Topology, leftover_namespaces, find_delayline  # noqa: E402
+
+NODE = os.path.join(TOP, 'tools', 'testbed', 'amcast-node')
+RECEIVERS = ('fast1', 'fast2', 'slow')
+SLOW_RATE = 600_000        # bit/s, tbf toward "slow"
+DELAY_MS = 20              # one way, sender's link (RTT about 2 * DELAY_MS)
+RTCP_MS = 500              # minimum RTCP interval given to both ends
+INIT_BPS, MIN_BPS, MAX_BPS = 300_000, 100_000, 2_000_000
+KEY_INT, FPS = 25, 25
+LEAVE_S = 45               # the slow receiver leaves this long after the sender started
+WINDOW_S = 15              # converged window: the WINDOW_S seconds before the leave
+SEND_S = 65                # sender duration (the recovery is watched until then)
+FIRST_FRAME_WAIT_S = 10    # a receiver must decode within this after the sender starts
+ETH_IP_UDP = 14 + 20 + 8   # bytes a tbf on a veth counts beyond the RTP packet
+RTP_HDR = 12
+EXPIRY_INTERVALS = 3       # spec: a silent receiver expires after 3 RTCP intervals (or BYE)
+RTCP_JITTER = 1.5          # RFC 3550 randomises each interval up to 1.5x
+
+checks = failures = 0
+
+
+def check(ok, what):
+    global checks, failures
+    checks += 1
+    failures += 0 if ok else 1
+    print(('ok   ' if ok else 'FAIL ') + what, flush=True)
+    return ok
+
+
+def read_dump(path):
+    """`TIME id N udp SIZE [FRAME TYPE]` -> {id: (time, size)} (first arrival of duplicates)."""
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 5 and p[1] == 'id':
+                out.setdefault(int(p[2]), (float(p[0]), int(p[4])))
+    return out
+
+
+def read_csv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [r for r in csv.DictReader(f)]
+
+
+def last_json(path):
+    if not os.path.exists(path):
+        return None
+    with open(path, errors='replace') as f:
+        lines = [l for l in f if l.startswith('{')]
+    return json.loads(lines[-1]) if lines else None
+
+
+def log_has(path, text):
+    try:
+        with open(path, errors='replace') as f:
+            return text in f.read()
+    except FileNotFoundError:
+        return False
+
+
+def wait_first_frames(logs, procs, t_end):
+    """True per receiver once its amcast-node logged a decoded frame."""
+    seen = {n: False for n in RECEIVERS}
+    while time.monotonic() < t_end and not all(seen.values()):
+        for n in RECEIVERS:
+            seen[n] = seen[n] or log_has(logs[n], 'first frame after')
+            if procs[n].poll() is not None:
+                t_end = 0
+        time.sleep(0.2)
+    return seen
+
+
+def session(run):
+    build = os.environ.get('AMCAST_BUILD', os.path.join(TOP, 'build'))
+    env = dict(os.environ)
+    env.setdefault('GST_PLUGIN_PATH', os.path.join(build, 'gst'))
+    try:
+        find_delayline()
+        delay = DELAY_MS
+    except RuntimeError:
+        print('# delay line not built: running without propagation delay')
+        delay = 0
+    common = ['--run', run, '--protocol', 'asmp', '--rtcp-interval', str(RTCP_MS)]
+    logs = {n: os.path.join(run, f'{n}.log') for n in RECEIVERS + ('sender',)}
+    times = {}
+    with Topology() as t:
+        t.add_router('r')
+        t.add_host('tx')
+        for n in RECEIVERS:
+            t.add_host(n)
+        t.link('tx', 'r', delay_ms=delay)
+        t.link('r', 'fast1')
+        t.link('r', 'fast2')
+        t.link('r', 'slow', rate=(SLOW_RATE, None))
+        t.build()
+        procs = {n: t.run(n, [NODE, 'recv', '--name', n, '--iface', t.iface(n),
+                              '--duration', SEND_S + 10] + common, log=logs[n], env=env)
+                 for n in RECEIVERS}
+        t.wait_snooping()
+        time.sleep(1.0)
+        times['start'] = time.time()
+        t0 = time.monotonic()
+        tx = t.run('tx', [NODE, 'send', '--iface', t.iface('tx'), '--duration', SEND_S,
+                          '--initial-bitrate', INIT_BPS, '--min-bitrate', MIN_BPS,
+                          '--max-bitrate', MAX_BPS, '--key-int', KEY_INT, '--fps', FPS,
+                          '--no-ref'] + common, log=logs['sender'], env=env)
+        seen = wait_first_frames(logs, procs, t0 + FIRST_FRAME_WAIT_S)
+        ok = True
+        for n in RECEIVERS:
+            ok &= check(seen[n], f'{n} decodes video within {FIRST_FRAME_WAIT_S} s of the start')
+        if not ok:
+            for p in list(procs.values()) + [tx]:
+                t.stop(p)
+            return None
+        time.sleep(max(0.0, t0 + LEAVE_S - time.monotonic()))
+        times['leave'] = time.time()
+        rc_slow = t.stop(procs['slow'])            # SIGINT: clean EOS, RTCP BYE
+        try:
+            rc_tx = tx.wait(SEND_S - LEAVE_S + 30)
+        except subprocess.TimeoutExpired:
+            rc_tx = t.stop(tx)
+        rcs = {'sender': rc_tx, 'slow': rc_slow}
+        for n in ('fast1', 'fast2'):
+            try:
+                rcs[n] = procs[n].wait(20)
+            except subprocess.TimeoutExpired:
+                rcs[n] = t.stop(procs[n])
+    return {'rc': rcs, 'times': times, 'delay_ms': delay,
+            'json': {n: last_json(logs[n]) for n in logs}}
+
+
+def in_window(sd, a, b):
+    return {pid: v for pid, v in sd.items() if a <= v[0] < b}
+
+
+def abs_time(rows, start):
+    """rate.csv time_s as CLOCK_REALTIME seconds (accepts seconds since the sender's start)."""
+    ts = [float(r['time_s']) for r in rows]
+    off = 0.0 if ts and ts[0] > 1e9 else start
+    return [x + off for x in ts]
+
+
+def evaluate(run, s):
+    for n, j in s['json'].items():
+        check(j is not None, f'{n} printed its final JSON line')
+        if j is None:
+            continue
+        check(s['rc'][n] == 0, f'{n} exited 0 (got {s["rc"][n]})')
+        check(j['errors'] == 0 and j['ssrc_collisions'] == 0,
+              f'{n}: errors={j["errors"]} ssrc_collisions={j["ssrc_collisions"]} (want 0, 0)')
+    sd = read_dump(os.path.join(run, 'sender', 'sd.txt'))
+    rates = read_csv(os.path.join(run, 'sender', 'rate.csv'))
+    if not check(len(sd) > 0 and len(rates) > 0, f'sender traces: {len(sd)} packets in sd.txt, '
+                 f'{len(rates)} rows in rate.csv'):
+        return
+    leave, start = s['times']['leave'], s['times']['start']
+    w0, w1 = leave - WINDOW_S, leave
+    tr = abs_time(rates, start)
+    target = [float(r['target_bps']) for r in rates]
+    win = [v for tt, v in zip(tr, target) if w0 <= tt < w1]
+    sent_w = in_window(sd, w0, w1)
+    if not check(len(win) > 0 and len(sent_w) > 0, 'sender active in the converged window'):
+        return
+    pkt = statistics.mean(size for _, size in sent_w.values())
+    video_cap = SLOW_RATE * (pkt - RTP_HDR) / (pkt + ETH_IP_UDP)
+    med = statistics.median(win)
+    print(f'# converged window: target median {med:.0f} min {min(win):.0f} max {max(win):.0f} '
+          f'bit/s; mean RTP packet {pkt:.0f} B; video capacity of the bottleneck '
+          f'{video_cap:.0f} bit/s')
+    check(med < video_cap, f'target converged below the bottleneck\'s video capacity '
+          f'({med:.0f} < {video_cap:.0f} bit/s)')
+    check(med > MIN_BPS, f'target above the configured minimum ({med:.0f} > {MIN_BPS})')
+    sent_bits = 8 * sum(size for _, size in sent_w.values())
+    for n in RECEIVERS:
+        rd = read_dump(os.path.join(run, f'rx-{n}', 'rd.txt'))
+        got = sum(1 for pid in sent_w if pid in rd)
+        share = got / len(sent_w)
+        got_bits = 8 * sum(size for pid, (_, size) in sent_w.items() if pid in rd)
+        print(f'# {n}: {got}/{len(sent_w)} packets of the window ({100 * share:.1f} %), '
+              f'{got_bits / WINDOW_S:.0f} bit/s of RTP')
+        if n != 'slow':
+            # no bottleneck on this path: what was sent arrives (1 % for a loaded 2-core host)
+            check(share >= 0.99, f'{n} received what the group was sent ({100 * share:.1f} %)')
+            wire = (sent_bits + 8 * ETH_IP_UDP * len(sent_w)) / WINDOW_S
+            check(wire <= SLOW_RATE, f'{n} follows the group rate: {wire:.0f} bit/s on the wire '
+                  f'<= the slow link {SLOW_RATE}')
+    sent_frames = s['json']['sender']['frames'] if s['json']['sender'] else 0
+    frames_before_leave = sent_frames * (leave - start) / SEND_S
+    for n in RECEIVERS:
+        j = s['json'][n] or {}
+        # fast paths lose nothing: all but the frames before the first key frame decode;
+        # the slow path loses while the rate settles: at least half of its frames
+        want = sent_frames - KEY_INT if n != 'slow' else 0.5 * frames_before_leave
+        check(j.get('frames', 0) >= want, f'{n} decoded {j.get("frames", 0)} frames '
+              f'(want >= {want:.0f} of {sent_frames} sent)')
+    # leave: expiry, then growth of at most one packet per RTT per report (eq. 13)
+    interval = RTCP_MS / 1000 * RTCP_JITTER
+    expiry = EXPIRY_INTERVALS * interval
+    rtt = max(2 * s['delay_ms'] / 1000, 0.001) + 0.01     # + 10 ms host/bridge latency
+    step = 8 * pkt / rtt
+    at_leave = [v for tt, v in zip(tr, target) if tt <= leave]
+    base = at_leave[-1] if at_leave else med
+    reports = max(0, math.ceil((SLOW_RATE - base) / step)) + 1
+    bound = expiry + (reports + 1) * interval
+    nrx = [(tt, int(float(r['receivers']))) for tt, r in zip(tr, rates)
+           if r.get('receivers') not in (None, '')]
+    before = [k for tt, k in nrx if w0 <= tt < w1]
+    dropped = [tt for tt, k in nrx if tt > leave and k < max(before or [0])]
+    check(bool(before) and max(before) == 3, f'sender counted 3 receivers before the leave '
+          f'(saw {sorted(set(before))})')
+    check(bool(dropped) and dropped[0] - leave <= expiry,
+          f'slow receiver dropped {dropped[0] - leave if dropped else float("nan"):.1f} s after '
+          f'it left (bound {expiry:.1f} s)')
+    above = [tt for tt, v in zip(tr, target) if tt > leave and v > SLOW_RATE]
+    check(bool(above) and above[0] - leave <= bound,
+          f'target above {SLOW_RATE} bit/s {above[0] - leave if above else float("nan"):.1f} s '
+          f'after the leave (bound {bound:.1f} s: expiry {expiry:.1f} s + {reports + 1} reports)')
+
+
+def main():
+    if os.geteuid() != 0:
+        print('# skipped: needs root (network namespaces)')
+        print('# amtest: checks=0 failures=0')
+        return 77
+    run = os.path.join(os.environ.get('TMPDIR', '/tmp'), f'amtest-asmp-{os.getpid()}')
+    os.makedirs(run)
+    print(f'# run directory: {run}')
+    prefix = f'amt{os.getpid()}-'     # netns.Topology's default prefix for this process
+    try:
+        s = session(run)
+        if s is not None:
+            evaluate(run, s)
+    except Exception:
+        traceback.print_exc()
+        check(False, 'the test ran to the end without an exception')
+    finally:
+        left = leftover_namespaces(prefix)
+        check(not left, f'no namespace left behind ({left})')
+    print(f'# amtest: checks={checks} failures={failures}')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
