@@ -75,6 +75,8 @@ typedef struct amcc_loss_events {
   uint64_t slot_seq[AMCC_LOSS_WINDOW];
   uint64_t event_seq;              /* seq of the first loss of the current event */
   amcc_time event_time;            /* (interpolated) time of that loss */
+  uint64_t prev_seq;               /* last packet decided received (interpolation anchor) */
+  amcc_time prev_time;
   uint64_t events;                 /* loss events so far */
   uint64_t lost;                   /* packets declared lost so far */
   int started;

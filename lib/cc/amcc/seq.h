@@ -27,8 +27,9 @@ typedef enum amcc_seq_result {
 
 typedef struct amcc_seq {
   uint16_t max_seq;        /* highest seq number seen */
-  uint32_t cycles;         /* count of seq wraps, shifted left 16 bits */
-  uint32_t base_seq;       /* first seq of the statistics (extended) */
+  uint64_t cycles;         /* count of seq wraps, shifted left 16 bits (kept monotone
+                              across resyncs so extended numbers never go backwards) */
+  uint64_t base_seq;       /* first seq of the statistics (extended) */
   uint32_t bad_seq;        /* last 'bad' seq + 1 */
   uint32_t probation;      /* packets still needed to validate the source */
   uint64_t received;       /* packets counted as received (duplicates excluded) */

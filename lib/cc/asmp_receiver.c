@@ -1,0 +1,226 @@
+/* asmp_receiver.c - ASMP parameters and receiver (spec/asmp.md "Receiver", papers/000 3.2-3.8).
+ * Internally rates are bytes/s as in the paper; the API speaks bit/s. */
+#include <math.h>
+#include <string.h>
+#include "amcc/asmp.h"
+#include "amcc/tcpmodel.h"
+
+void
+amcc_asmp_params_init (amcc_asmp_params *p)
+{
+  memset (p, 0, sizeof *p);
+  p->initial_rate_bps = 500e3;
+  p->min_rate_bps = 16e3;
+  p->max_rate_bps = 100e6;
+  p->default_rtt_s = 0.1;
+  p->rho = 0.5;
+  p->gamma_unloaded = 0.9;
+  p->gamma_congested = 0.2;
+  p->ci_margin_s = 0.0;
+  p->similarity = 0.02;
+  p->suppress_if_lower = 0;
+  p->receiver_timeout = 15 * AMCC_NS_PER_S;
+  p->t_suspend = 5 * AMCC_NS_PER_S;
+  p->t_rand = 0;
+  p->lambda = 0;
+  p->max_receivers = 65536;
+}
+
+static int
+in01 (double v)
+{
+  return v > 0 && v <= 1;
+}
+
+int
+amcc_asmp_params_validate (const amcc_asmp_params *p)
+{
+  if (!p)
+    return AMCC_ERR_PARAM;
+  if (!(p->min_rate_bps > 0) || !(p->max_rate_bps >= p->min_rate_bps) || !isfinite (p->max_rate_bps)
+      || !(p->initial_rate_bps > 0) || !isfinite (p->initial_rate_bps))
+    return AMCC_ERR_PARAM;
+  if (!(p->default_rtt_s > 0) || !(p->default_rtt_s <= 60) || !in01 (p->rho)
+      || !in01 (p->gamma_unloaded) || !in01 (p->gamma_congested))
+    return AMCC_ERR_PARAM;
+  if (!(p->similarity >= 0 && p->similarity < 1) || !(p->ci_margin_s >= 0) || isnan (p->lambda))
+    return AMCC_ERR_PARAM;
+  if (p->receiver_timeout <= 0 || p->t_suspend <= 0 || p->t_rand < 0 || p->max_receivers == 0)
+    return AMCC_ERR_PARAM;
+  return AMCC_OK;
+}
+
+static double
+clamp (double v, double lo, double hi)
+{
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+void
+amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
+    uint32_t clock_rate_hz)
+{
+  memset (rx, 0, sizeof *rx);
+  if (p && amcc_asmp_params_validate (p) == AMCC_OK)
+    rx->p = *p;
+  else
+    amcc_asmp_params_init (&rx->p);
+  rx->clock_rate = clock_rate_hz ? clock_rate_hz : 90000;
+  amcc_seq_init (&rx->seq);
+  amcc_interarrival_init (&rx->ia);
+  amcc_cumjitter_init (&rx->cj, rx->p.ci_margin_s);
+  amcc_loss_filter_init (&rx->lf);
+  amcc_rtt_init (&rx->rtt, rx->p.rho, rx->p.default_rtt_s);
+  rx->iv_start = AMCC_TIME_NONE;
+  rx->last_arrival = AMCC_TIME_NONE;
+}
+
+int
+amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
+    uint32_t rtp_ts, amcc_time send_time, uint32_t packet_bytes)
+{
+  amcc_seq_result res = amcc_seq_update (&rx->seq, seq, NULL);
+  if (res < AMCC_SEQ_NEW)
+    return res;
+  /* eq. 4-5 in timestamp units; D in seconds feeds the cumulative jitter (eq. 15) */
+  int64_t d = amcc_interarrival_update (&rx->ia, amcc_time_to_rtp_units (now, rx->clock_rate), rtp_ts);
+  amcc_cumjitter_add (&rx->cj, (double) d / rx->clock_rate);
+  if (send_time != AMCC_TIME_NONE)
+    amcc_rtt_on_oneway (&rx->rtt, amcc_time_to_s (now - send_time));     /* eq. 6 */
+  if (rx->mean_pkt <= 0)
+    rx->mean_pkt = packet_bytes;
+  else
+    rx->mean_pkt += ((double) packet_bytes - rx->mean_pkt) / 16.0;
+  rx->iv_bytes += packet_bytes;
+  if (rx->iv_start == AMCC_TIME_NONE)
+    rx->iv_start = now;
+  rx->last_arrival = now;
+  return res;
+}
+
+int
+amcc_asmp_receiver_on_rtt_echo (amcc_asmp_receiver *rx, amcc_time now, amcc_time rtt)
+{
+  if (rtt <= 0 || rtt > AMCC_ASMP_MAX_WIRE_RTT)
+    return AMCC_ERR_PARAM;
+  return amcc_rtt_on_echo (&rx->rtt, amcc_time_to_s (rtt));
+}
+
+/* eq. 13: no loss since the previous report -> at most one packet per RTT more */
+static double
+rate_no_loss (double r_prev, double pkt, double rtt)
+{
+  return r_prev + pkt / rtt;
+}
+
+/* eq. 14: r = gamma r_inst + (1 - gamma) r_prev */
+static double
+rate_smooth (double r_inst, double r_prev, double gamma)
+{
+  return gamma * r_inst + (1.0 - gamma) * r_prev;
+}
+
+void
+amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp_report *out)
+{
+  const double lo = rx->p.min_rate_bps / 8.0, hi = rx->p.max_rate_bps / 8.0;
+  amcc_seq_interval iv;
+  amcc_seq_interval_close (&rx->seq, &iv);
+  double l = iv.expected > 0 ? amcc_loss_filter_push (&rx->lf, iv.fraction)      /* eq. 2-3 */
+      : amcc_loss_filter_value (&rx->lf);
+  double rtt = amcc_rtt_update (&rx->rtt);                                      /* eq. 11 */
+  amcc_ci_state ci = amcc_cumjitter_assess (&rx->cj);                           /* eq. 18 */
+  double gamma = amcc_ci_gamma (ci, rx->p.gamma_unloaded, rx->p.gamma_congested); /* eq. 19 */
+
+  if (!rx->have_rate) {
+    /* first report: start from the rate actually received, else the configured initial rate */
+    double secs = rx->iv_start != AMCC_TIME_NONE ? amcc_time_to_s (now - rx->iv_start) : 0;
+    double recv = secs > 0 ? (double) rx->iv_bytes / secs : 0;
+    rx->rate_Bps = clamp (recv > 0 ? recv : rx->p.initial_rate_bps / 8.0, lo, hi);
+    rx->have_rate = 1;
+  }
+  double r_prev = rx->rate_Bps, r_inst = r_prev;
+  if (rx->mean_pkt > 0 && iv.lost > 0)
+    r_inst = amcc_pftk_rate (rx->mean_pkt, rtt, l);                             /* eq. 12 */
+  else if (rx->mean_pkt > 0 && iv.received > 0)
+    r_inst = rate_no_loss (r_prev, rx->mean_pkt, rtt);                          /* eq. 13 */
+  double r = rate_smooth (r_inst, r_prev, gamma);                               /* eq. 14 */
+  if (!isfinite (r))
+    r = r_prev;
+  rx->rate_Bps = clamp (r, lo, hi);
+
+  amcc_asmp_report rep;
+  memset (&rep, 0, sizeof rep);
+  rep.rate_bps = rx->rate_Bps * 8.0;
+  rep.loss = l;
+  rep.rtt_s = rtt;
+  rep.jitter_s = rx->ia.jitter / rx->clock_rate;
+  rep.cj_short_s = rx->cj.last_short;
+  rep.ci = ci;
+  rep.have_echo = rx->rtt.have_echo;
+  rep.report_seq = rx->report_seq++;
+  rx->last = rep;
+  if (out)
+    *out = rep;
+  rx->iv_bytes = 0;
+  rx->iv_start = now;
+}
+
+/* eq. 20 inverted: z = (T / lambda) ln(1 + u (e^lambda - 1)) */
+amcc_time
+amcc_asmp_feedback_delay (amcc_time t_rand, double lambda, double u)
+{
+  if (t_rand <= 0)
+    return 0;
+  if (!(u >= 0))
+    u = 0;
+  if (u >= 1)
+    u = 0x1.fffffffffffffp-1;
+  double t = (double) t_rand, z;
+  if (!(lambda > 0) || !isfinite (lambda))
+    z = u * t;
+  else if (lambda > 50)   /* same value, ln(1 + u(e^l - 1)) = l + ln(e^-l + u(1 - e^-l)): no overflow */
+    z = t / lambda * (lambda + log (exp (-lambda) - u * expm1 (-lambda)));
+  else
+    z = t / lambda * log1p (u * expm1 (lambda));
+  z = clamp (z, 0, t);
+  return (amcc_time) z;
+}
+
+amcc_time
+amcc_asmp_receiver_schedule (amcc_asmp_receiver *rx, amcc_time now, amcc_time rtcp_interval,
+    uint32_t group_size, double uniform_u)
+{
+  rx->suppressed = 0;
+  rx->heard = 0;
+  rx->heard_min_bps = 0;
+  if (rtcp_interval <= rx->p.t_suspend)
+    return now + rtcp_interval;
+  amcc_time t_rand = rx->p.t_rand > 0 ? rx->p.t_rand : rx->p.t_suspend;
+  double lambda = rx->p.lambda > 0 ? rx->p.lambda : log (group_size > 1 ? (double) group_size : 1.0) + 1.0;
+  return now + amcc_asmp_feedback_delay (t_rand, lambda, uniform_u);
+}
+
+int
+amcc_asmp_receiver_on_peer_report (amcc_asmp_receiver *rx, amcc_time now, double peer_rate_bps)
+{
+  if (!(peer_rate_bps > 0) || !isfinite (peer_rate_bps))
+    return rx->suppressed;
+  if (!rx->heard || peer_rate_bps < rx->heard_min_bps)
+    rx->heard_min_bps = peer_rate_bps;
+  rx->heard = 1;
+  if (!rx->have_rate)
+    return rx->suppressed;      /* nothing of ours to compare yet: report */
+  double own = rx->last.rate_bps;
+  /* never suppress when our rate is below the peer's: the slowest receiver is always heard */
+  if (peer_rate_bps <= own
+      && (rx->p.suppress_if_lower || own - peer_rate_bps <= rx->p.similarity * own))
+    rx->suppressed = 1;
+  return rx->suppressed;
+}
+
+int
+amcc_asmp_receiver_suppressed (const amcc_asmp_receiver *rx)
+{
+  return rx->suppressed;
+}

@@ -1,0 +1,116 @@
+/* rtt.c - ASMP receiver RTT estimator (ASMP 3.5, eq. 6-11) and RTCP RTT (eq. 9). */
+#include <math.h>
+#include <string.h>
+#include "amcc/rtt.h"
+
+#define RTT_MAX_S 60.0
+/* (1 + a) T_oneway is trusted within this factor of the last echoed RTT: guards the
+ * multiplicative model when clock offset makes T_oneway tiny (a huge) */
+#define RTT_SANITY_FACTOR 8.0
+
+void
+amcc_rtt_init (amcc_rtt_est *r, double rho, double default_rtt_s)
+{
+  memset (r, 0, sizeof *r);
+  r->rho = (rho > 0 && rho <= 1) ? rho : 0.5;
+  r->default_rtt = (default_rtt_s > 0 && default_rtt_s <= RTT_MAX_S) ? default_rtt_s : 0.1;
+}
+
+/* eq. 6 */
+void
+amcc_rtt_on_oneway (amcc_rtt_est *r, double oneway_s)
+{
+  if (!isfinite (oneway_s))
+    return;
+  r->oneway_last = oneway_s;
+  r->oneway_sum += oneway_s;
+  r->oneway_n++;
+  r->have_oneway = 1;
+}
+
+/* eq. 10: a = t_RTT^(r-i) / T_oneway - 1 */
+int
+amcc_rtt_on_echo (amcc_rtt_est *r, double rtt_eff_s)
+{
+  if (!(rtt_eff_s > 0) || !(rtt_eff_s <= RTT_MAX_S))
+    return AMCC_ERR_PARAM;
+  r->echo_rtt = rtt_eff_s;
+  r->have_echo = 1;
+  if (r->have_oneway && r->oneway_last > 0) {
+    r->a = rtt_eff_s / r->oneway_last - 1.0;
+    r->have_a = 1;
+  } else {
+    r->have_a = 0;    /* offset makes eq. 10 meaningless: use the echoed value itself */
+  }
+  return AMCC_OK;
+}
+
+/* eq. 8: t_RTT = (1 + a) T_oneway */
+double
+amcc_rtt_instant (const amcc_rtt_est *r)
+{
+  if (r->have_a && r->have_oneway) {
+    double ow = r->oneway_n ? r->oneway_sum / (double) r->oneway_n : r->oneway_last;
+    double v = (1.0 + r->a) * ow;
+    if (v > 0 && isfinite (v)) {
+      if (v > r->echo_rtt * RTT_SANITY_FACTOR)
+        v = r->echo_rtt * RTT_SANITY_FACTOR;
+      if (v < r->echo_rtt / RTT_SANITY_FACTOR)
+        v = r->echo_rtt / RTT_SANITY_FACTOR;
+      return v;
+    }
+  }
+  if (r->have_echo)
+    return r->echo_rtt;
+  return r->default_rtt;
+}
+
+/* eq. 11: t_RTT = rho t_inst + (1 - rho) t_RTT */
+double
+amcc_rtt_update (amcc_rtt_est *r)
+{
+  double inst = amcc_rtt_instant (r);
+  if (!r->have_rtt) {
+    r->rtt = inst;
+    r->have_rtt = 1;
+  } else {
+    r->rtt = r->rho * inst + (1.0 - r->rho) * r->rtt;
+  }
+  r->oneway_sum = 0;
+  r->oneway_n = 0;
+  return r->rtt;
+}
+
+double
+amcc_rtt_get (const amcc_rtt_est *r)
+{
+  return r->have_rtt ? r->rtt : r->default_rtt;
+}
+
+/* eq. 9: t_RTT = A - LSR - DLSR, 16.16 seconds modulo 2^32 */
+int
+amcc_rtcp_rtt (uint32_t a_ntp32, uint32_t lsr, uint32_t dlsr, amcc_time *rtt)
+{
+  if (lsr == 0)
+    return AMCC_ERR_FIELD;
+  uint32_t v = a_ntp32 - lsr - dlsr;
+  if ((int32_t) v < 0)
+    return AMCC_ERR_FIELD;
+  uint64_t ns = ((uint64_t) v * (uint64_t) AMCC_NS_PER_S) >> 16;
+  if (ns > (uint64_t) RTT_MAX_S * (uint64_t) AMCC_NS_PER_S)
+    return AMCC_ERR_FIELD;
+  *rtt = (amcc_time) ns;
+  return AMCC_OK;
+}
+
+uint32_t
+amcc_time_to_ntp_mid32 (amcc_time t)
+{
+  int64_t q = t / AMCC_NS_PER_S, r = t % AMCC_NS_PER_S;
+  if (r < 0) {
+    r += AMCC_NS_PER_S;
+    q -= 1;
+  }
+  uint32_t frac = (uint32_t) (((uint64_t) r << 16) / (uint64_t) AMCC_NS_PER_S);
+  return (uint32_t) ((uint64_t) q << 16) | frac;
+}
