@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""Builds a small synthetic run directory (docs/run-directory.md) for the evalvid tests.
+
+The video is generated and encoded at test time (FFmpeg: testsrc2, x264 baseline, key frame every
+KEYINT frames, parameter sets repeated on key frames, several slices per frame). sd.txt splits each
+access unit into RTP-sized packets sent at the frame rate; each receiver's rd.txt is derived from
+it with the losses, extra delays, duplicates and reordering the test asks for.
+"""
+import json, os, subprocess, sys
+
+RTP_MTU = 1200          # rtph264pay mtu of the sender pipeline (ELEMENTS.md)
+RTP_HDR = 12
+SSRC = 0x1234ABCD
+BASE_T = 1700000000.0   # CLOCK_REALTIME-like send time of frame 0
+BASE_DELAY = 0.020      # one-way delay of every packet, s
+
+
+def sh(*cmd):
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def make_video(d, w, h, frames, fps, keyint, crf=30):
+    os.makedirs(d, exist_ok=True)
+    ref = os.path.join(d, 'ref.yuv')
+    sh('ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', f'testsrc2=size={w}x{h}:rate={fps}',
+       '-frames:v', str(frames), '-pix_fmt', 'yuv420p', ref)
+    sh('ffmpeg', '-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', f'{w}x{h}',
+       '-r', str(fps), '-i', ref, '-c:v', 'libx264', '-profile:v', 'baseline', '-bf', '0',
+       '-g', str(keyint), '-keyint_min', str(keyint), '-sc_threshold', '0', '-crf', str(crf),
+       '-tune', 'zerolatency', '-threads', '2',
+       '-x264-params', 'repeat-headers=1:slices=2', '-f', 'h264', os.path.join(d, 'sent.h264'))
+    with open(os.path.join(d, 'ref.json'), 'w') as f:
+        json.dump({'width': w, 'height': h, 'fps_n': fps, 'fps_d': 1, 'format': 'I420',
+                   'frames': frames}, f)
+
+
+def video_trace(build, sent):
+    out = subprocess.run([os.path.join(build, 'tools/evalvid/evalvid-st'), '--h264', sent],
+                         check=True, capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        n, t, size, _, _ = line.split('\t')
+        rows.append((int(n), t, int(size)))
+    return rows
+
+
+def make_sd(build, d, fps):
+    """Returns packets [(time, id, size, frame, type)] and writes sd.txt."""
+    pkts, seq = [], 1000
+    for n, t, size in video_trace(build, os.path.join(d, 'sent.h264')):
+        k = max(1, -(-size // (RTP_MTU - RTP_HDR)))
+        left = size
+        for j in range(k):
+            payload = min(left, RTP_MTU - RTP_HDR) if j < k - 1 else left
+            left -= payload
+            pkts.append((BASE_T + n / fps + j * 1e-4, (SSRC << 32) | seq, payload + RTP_HDR, n, t))
+            seq += 1
+    with open(os.path.join(d, 'sd.txt'), 'w') as f:
+        for p in pkts:
+            f.write(f'{p[0]:.6f} id {p[1]} udp {p[2]} {p[3]} {p[4]}\n')
+    return pkts
+
+
+def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False):
+    """lose: frames whose last packet is lost; extra_delay: {frame: s}; duplicate: frames whose
+    packets arrive twice; reorder: write the lines shuffled in pairs."""
+    extra_delay = extra_delay or {}
+    lines = []
+    last = {}
+    for i, p in enumerate(pkts):
+        last[p[3]] = i
+    for i, (t, pid, size, frame, _) in enumerate(pkts):
+        if frame in lose and last[frame] == i:
+            continue
+        a = t + BASE_DELAY + extra_delay.get(frame, 0.0)
+        lines.append((a, f'{a:.6f} id {pid} udp {size}\n'))
+        if frame in duplicate:
+            lines.append((a + 0.001, f'{a + 0.001:.6f} id {pid} udp {size}\n'))
+    lines.sort()
+    if reorder:
+        for i in range(0, len(lines) - 1, 2):
+            lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.writelines(l for _, l in lines)
+
+
+def make_run(build, run, w=176, h=144, frames=75, fps=25, keyint=25, receivers=None):
+    """receivers: {name: make_rd kwargs}. Returns the sd packets."""
+    snd = os.path.join(run, 'sender')
+    make_video(snd, w, h, frames, fps, keyint)
+    pkts = make_sd(build, snd, fps)
+    for name, kw in (receivers or {}).items():
+        make_rd(os.path.join(run, f'rx-{name}', 'rd.txt'), pkts, **kw)
+    return pkts
+
+
+if __name__ == '__main__':
+    make_run(sys.argv[1], sys.argv[2], receivers={'a': {}, 'b': {'lose': {30}}})

@@ -1,0 +1,16 @@
+/* ev_h264.h - splits an H.264 Annex B byte stream into access units (one per frame). */
+#ifndef EV_H264_H
+#define EV_H264_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+  size_t off, len;   /* byte range in the stream, start codes included */
+  char type;         /* 'I' (IDR or I slices), 'P', 'B', or 'H' (no slice: parameter sets/SEI) */
+} ev_au;
+
+/* Returns the number of access units (array in *aus, malloc'ed), or -1 (message in err) if the
+ * data does not start with an Annex B start code. A new AU starts at an access unit delimiter,
+ * at SPS/PPS/SEI after a slice, or at a slice with first_mb_in_slice == 0 after a slice. */
+long ev_h264_split(const uint8_t *data, size_t len, ev_au **aus, char *err, size_t errlen);
+#endif

@@ -1,0 +1,186 @@
+/* evalvid-rebuild - the video one receiver saw: rebuilds the bitstream of the frames it got,
+ * decodes it (real error propagation), applies the play-out schedule and writes exactly one
+ * picture per sent frame (freezes explicit). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ev_decode.h"
+#include "ev_receiver.h"
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+"usage: evalvid-rebuild --sd SD.txt [--rd RD.txt] --h264 SENT.h264 (--size WxH | --ref-json F)\n"
+"                       -o DIST.yuv [options]\n"
+"Rebuilds what one receiver displayed, one picture per frame of the sender dump:\n"
+"  1. frames whose packets all arrived are cut from SENT.h264 (frame i = access unit i = FRAME i\n"
+"     of the dump); a frame with any lost packet is lost (no partial frames are decoded);\n"
+"  2. they are decoded in frame order by GStreamer (h264parse ! avdec_h264) with PTS = i * d, and\n"
+"     each output picture is mapped back to its frame by its PTS, so errors propagate until the\n"
+"     next key frame exactly as the decoder propagates them;\n"
+"  3. the play-out schedule picks the picture shown at each frame slot; a slot with no new usable\n"
+"     frame repeats the last shown picture (freeze), black before the first one.\n"
+"  --sd FILE              sender dump\n"
+"  --rd FILE              receiver dump (omit: a lossless receiver, the encoder-only reference)\n"
+"  --st FILE              video trace, only for a five-column (EvalVid) sender dump\n"
+"  --h264 FILE            the stream as sent (Annex B, one access unit per frame)\n"
+"  -s, --size WxH         picture size; -f, --format FMT pixel format (default yuv420p)\n"
+"  --ref-json FILE        read width, height and format from ref.json instead\n"
+"  -p, --playout-delay MS absolute play-out delay (default: none, every frame shown at its slot)\n"
+"  -o FILE                rebuilt raw video (exactly as many frames as the dump)\n"
+"  --frames-csv FILE      per-frame table (network, schedule, decoded, shown)\n"
+"  --progress             progress on stderr\n");
+}
+
+/* Minimal reader for the flat ref.json the testbed writes: "key": number or "key": "string". */
+static int json_get(const char *js, const char *key, char *val, size_t vlen)
+{
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\"", key);
+  const char *p = strstr(js, pat);
+  if (!p) return -1;
+  p = strchr(p + strlen(pat), ':');
+  if (!p) return -1;
+  p++;
+  while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+  size_t k = 0;
+  if (*p == '"') { p++; while (*p && *p != '"' && k + 1 < vlen) val[k++] = *p++; }
+  else while (*p && strchr("0123456789.-", *p) && k + 1 < vlen) val[k++] = *p++;
+  val[k] = 0;
+  return k ? 0 : -1;
+}
+
+typedef struct { int fd; const ev_yuv_geom *g; bool *decoded; size_t n, done; int progress; } store;
+
+static int store_picture(size_t i, const uint8_t *data, void *user)
+{
+  store *s = user;
+  if (pwrite(s->fd, data, s->g->frame_bytes, (off_t)(i * s->g->frame_bytes)) != (ssize_t)s->g->frame_bytes) return 1;
+  s->decoded[i] = true;
+  if (s->progress && (++s->done % 256) == 0) fprintf(stderr, "\revalvid-rebuild: decoded %zu/%zu", i, s->n);
+  return 0;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END); long l = ftell(f); fseek(f, 0, SEEK_SET);
+  uint8_t *b = l >= 0 ? malloc((size_t)l + 1) : NULL;
+  if (b && fread(b, 1, (size_t)l, f) != (size_t)l) { free(b); b = NULL; }
+  fclose(f);
+  if (b) { b[l] = 0; *len = (size_t)l; }
+  return b;
+}
+
+#define DIE(...) do { fprintf(stderr, "evalvid-rebuild: " __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)
+
+int main(int argc, char **argv)
+{
+  const char *sdp = NULL, *rdp = NULL, *stp = NULL, *h264 = NULL, *outp = NULL, *csvp = NULL, *refjson = NULL;
+  const char *fmtname = "yuv420p";
+  int w = 0, h = 0, progress = 0;
+  double pd = -1;
+  char fmtbuf[32];
+  static const struct option opts[] = {
+    { "sd", 1, 0, 'S' }, { "rd", 1, 0, 'R' }, { "st", 1, 0, 'T' }, { "h264", 1, 0, 'x' },
+    { "size", 1, 0, 's' }, { "format", 1, 0, 'f' }, { "ref-json", 1, 0, 'j' },
+    { "playout-delay", 1, 0, 'p' }, { "output", 1, 0, 'o' }, { "frames-csv", 1, 0, 'c' },
+    { "progress", 0, 0, 'P' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+  int c;
+  while ((c = getopt_long(argc, argv, "s:f:p:o:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'S': sdp = optarg; break;
+    case 'R': rdp = optarg; break;
+    case 'T': stp = optarg; break;
+    case 'x': h264 = optarg; break;
+    case 's': if (sscanf(optarg, "%dx%d", &w, &h) != 2) DIE("bad size '%s' (want WxH)", optarg); break;
+    case 'f': fmtname = optarg; break;
+    case 'j': refjson = optarg; break;
+    case 'p': { char *e; pd = strtod(optarg, &e) / 1000.0; if (*e || pd < 0) DIE("bad play-out delay '%s' (ms >= 0)", optarg); break; }
+    case 'o': outp = optarg; break;
+    case 'c': csvp = optarg; break;
+    case 'P': progress = 1; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (optind != argc || !sdp || !h264 || !outp || (!refjson && !w)) { usage(stderr); return 2; }
+  if (refjson) {
+    size_t l; char *js = (char *)slurp(refjson, &l), v[32];
+    if (!js) DIE("%s: %s", refjson, strerror(errno));
+    if (json_get(js, "width", v, sizeof v) || (w = atoi(v)) <= 0) DIE("%s: no \"width\"", refjson);
+    if (json_get(js, "height", v, sizeof v) || (h = atoi(v)) <= 0) DIE("%s: no \"height\"", refjson);
+    if (!json_get(js, "format", fmtbuf, sizeof fmtbuf)) fmtname = fmtbuf;
+    free(js);
+  }
+  const ev_yuv_format *fmt = ev_yuv_format_find(fmtname);
+  if (!fmt) DIE("unknown format '%s' (known: %s)", fmtname, ev_yuv_format_names());
+  ev_yuv_geom g;
+  if (ev_yuv_geom_init(&g, fmt, w, h)) DIE("bad size %dx%d", w, h);
+
+  char err[1024];
+  ev_receiver r;
+  if (ev_receiver_load(&r, sdp, rdp, stp, err, sizeof err)) DIE("%s", err);
+  size_t len;
+  uint8_t *stream = slurp(h264, &len);
+  if (!stream) DIE("%s: %s", h264, strerror(errno));
+  ev_au *au;
+  long nau = ev_h264_split(stream, len, &au, err, sizeof err);
+  if (nau < 0) DIE("%s: %s", h264, err);
+  if ((size_t)nau < r.n)
+    DIE("%s has %ld access units but %s has %zu frames (not the stream of this dump?)", h264, nau, sdp, r.n);
+
+  /* 1-2: decode the complete frames into a scratch file indexed by frame */
+  bool *feed = calloc(r.n, sizeof *feed), *decoded = calloc(r.n, sizeof *decoded);
+  for (size_t i = 0; i < r.n; i++) feed[i] = !isnan(r.f[i].arrival);
+  char tmpl[4096];
+  snprintf(tmpl, sizeof tmpl, "%s.XXXXXX", outp);
+  int fd = mkstemp(tmpl);
+  if (fd < 0) DIE("%s: %s", tmpl, strerror(errno));
+  unlink(tmpl);
+  store st = { fd, &g, decoded, r.n, 0, progress };
+  long got = ev_decode_h264(stream, au, r.n, feed, &g, store_picture, &st, err, sizeof err);
+  if (progress) fputc('\n', stderr);
+  if (got < 0) DIE("%s: %s", h264, err);
+
+  /* 3: schedule with what really decoded, then one picture per slot */
+  for (size_t i = 0; i < r.n; i++) r.f[i].decoded = decoded[i];
+  ev_playout_schedule(r.f, r.n, pd);
+  FILE *out = fopen(outp, "wb");
+  if (!out) DIE("%s: %s", outp, strerror(errno));
+  uint8_t *pic = malloc(g.frame_bytes);
+  long cur = -2;
+  for (size_t k = 0; k < r.n; k++) {
+    long s = r.f[k].shown;
+    if (s != cur) {
+      if (s < 0) ev_yuv_fill_black(pic, &g);
+      else if (pread(fd, pic, g.frame_bytes, (off_t)((size_t)s * g.frame_bytes)) != (ssize_t)g.frame_bytes)
+        DIE("scratch file: read error");
+      cur = s;
+    }
+    if (fwrite(pic, 1, g.frame_bytes, out) != g.frame_bytes) DIE("%s: write error", outp);
+  }
+  if (fclose(out)) DIE("%s: write error", outp);
+  close(fd);
+  if (csvp) {
+    FILE *cf = fopen(csvp, "w");
+    if (!cf) DIE("%s: %s", csvp, strerror(errno));
+    ev_frames_write_csv(cf, r.f, r.n);
+    if (fclose(cf)) DIE("%s: write error", csvp);
+  }
+  size_t complete = 0, frozen = 0;
+  for (size_t i = 0; i < r.n; i++) { complete += feed[i]; frozen += r.f[i].shown != (int32_t)i; }
+  fprintf(stderr, "evalvid-rebuild: %zu frames, %zu complete, %ld decoded, %zu slots frozen or black\n",
+          r.n, complete, got, frozen);
+  free(pic); free(feed); free(decoded); free(stream); free(au);
+  ev_receiver_free(&r);
+  return 0;
+}
