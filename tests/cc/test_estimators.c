@@ -1,0 +1,331 @@
+/* test_estimators.c - loss filter (ASMP eq. 2-3), loss history (RFC 5348 5.4), loss events,
+ * RFC 3550 sequence tracking and jitter (A.1, A.3, A.8; ASMP eq. 4-5), cumulative jitter and
+ * the congestion indicator (eq. 15-19), RTT (eq. 6-11). */
+#include <math.h>
+#include "amtest.h"
+#include "amcc/loss.h"
+#include "amcc/seq.h"
+#include "amcc/jitter.h"
+#include "amcc/rtt.h"
+
+static void
+test_loss_filter (void)
+{
+  amcc_loss_filter f;
+  amcc_loss_filter_init (&f);
+  AMT_CHECK (amcc_loss_filter_value (&f) == 0.0);
+  /* one sample: l = 1*0.06 / 1 */
+  AMT_NEAR (amcc_loss_filter_push (&f, 0.06), 0.06, 1e-15);
+  /* two: (1*0.0 + 1*0.06) / 2 = 0.03 */
+  AMT_NEAR (amcc_loss_filter_push (&f, 0.0), 0.03, 1e-15);
+  /* fill to 8 with zeros: 0.06 is now l_7, weight 0.2; sum w = 4 + 0.8+0.6+0.4+0.2 = 6
+   * eq. 2: 0.2 * 0.06 / 6 = 0.002 */
+  for (int i = 0; i < 6; i++)
+    amcc_loss_filter_push (&f, 0.0);
+  AMT_NEAR (amcc_loss_filter_value (&f), 0.002, 1e-15);
+  /* the ninth sample pushes it out */
+  AMT_NEAR (amcc_loss_filter_push (&f, 0.0), 0.0, 1e-15);
+  /* weights by age: newest 0.12 then seven zeros: 1*0.12/6 = 0.02; then 0.12 at age 4 (w 0.8):
+   * push 4 zeros -> 0.8*0.12/6 = 0.016 */
+  amcc_loss_filter_push (&f, 0.12);
+  AMT_NEAR (amcc_loss_filter_value (&f), 0.02, 1e-15);
+  for (int i = 0; i < 4; i++)
+    amcc_loss_filter_push (&f, 0.0);
+  AMT_NEAR (amcc_loss_filter_value (&f), 0.016, 1e-15);
+  /* clamping and NaN */
+  amcc_loss_filter_init (&f);
+  AMT_NEAR (amcc_loss_filter_push (&f, 5.0), 1.0, 0);
+  AMT_NEAR (amcc_loss_filter_push (&f, NAN), 1.0, 0);
+  AMT_CHECK (f.count == 1);
+}
+
+/* RFC 5348 5.4 with I_1..I_8 = 80,70,...,10 (newest first):
+ *   without I_0: 80+70+60+50 + 0.8*40 + 0.6*30 + 0.4*20 + 0.2*10 = 320 -> 320/6 = 53.333
+ *   with I_0 = 100: 100+80+70+60 + 0.8*50 + 0.6*40 + 0.4*30 + 0.2*20 = 390 -> 65
+ *   with I_0 = 5: 5+80+70+60+40+24+12+4 = 295 -> 49.17 < 53.33, so avg = 53.33 */
+static void
+test_loss_history (void)
+{
+  amcc_loss_history h;
+  amcc_loss_history_init (&h);
+  AMT_CHECK (amcc_loss_history_p (&h, NULL) == 0.0);
+  for (int i = 1; i <= 8; i++)
+    amcc_loss_history_push (&h, 10.0 * i);
+  AMT_CHECK (amcc_loss_history_count (&h) == 8);
+  amcc_loss_history_set_open (&h, 100);
+  AMT_NEAR (amcc_loss_history_mean (&h, 0, NULL), 320.0 / 6, 1e-12);
+  AMT_NEAR (amcc_loss_history_mean (&h, 1, NULL), 65.0, 1e-12);
+  AMT_NEAR (amcc_loss_history_avg (&h, NULL), 65.0, 1e-12);
+  AMT_NEAR (amcc_loss_history_p (&h, NULL), 1.0 / 65, 1e-15);
+  amcc_loss_history_set_open (&h, 5);
+  AMT_NEAR (amcc_loss_history_avg (&h, NULL), 320.0 / 6, 1e-12);
+  /* a ninth interval drops I_8 = 10: I = 90,80,...,20: 90+80+70+60+0.8*50+0.6*40+0.4*30+0.2*20
+   * = 380 -> 63.333 */
+  amcc_loss_history_push (&h, 90);
+  AMT_CHECK (amcc_loss_history_count (&h) == 8);
+  AMT_NEAR (amcc_loss_history_mean (&h, 0, NULL), 380.0 / 6, 1e-12);
+  /* discount hook: df = 0.5 on I_1 only: (0.5*90 + 290 + 80) / (0.5 + 5) = 415/5.5 */
+  double df[9] = { 1, 0.5, 1, 1, 1, 1, 1, 1, 1 };
+  AMT_NEAR (amcc_loss_history_mean (&h, 0, df), (0.5 * 90 + 70 + 60 + 80 + 40 + 24 + 12 + 4) / 5.5, 1e-12);
+  /* RFC 5348 5.5 general DF: I_0 = 200 > 2 * 63.33 -> DF = 126.67 / 200 = 0.6333 */
+  amcc_loss_history_set_open (&h, 200);
+  AMT_NEAR (amcc_loss_history_general_df (&h), 2 * (380.0 / 6) / 200, 1e-12);
+  amcc_loss_history_set_open (&h, 1e6);
+  AMT_NEAR (amcc_loss_history_general_df (&h), 0.5, 0);
+  amcc_loss_history_set_open (&h, 100);
+  AMT_NEAR (amcc_loss_history_general_df (&h), 1.0, 0);
+  /* partial history: two intervals 300 (newest), 200; I_0 = 400 -> without: 250, with: 300 */
+  amcc_loss_history_init (&h);
+  amcc_loss_history_push (&h, 200);
+  amcc_loss_history_push (&h, 300);
+  amcc_loss_history_set_open (&h, 400);
+  AMT_NEAR (amcc_loss_history_mean (&h, 0, NULL), 250, 1e-12);
+  AMT_NEAR (amcc_loss_history_mean (&h, 1, NULL), 300, 1e-12);
+  /* bad input does not poison it */
+  amcc_loss_history_push (&h, NAN);
+  amcc_loss_history_set_open (&h, -3);
+  AMT_CHECK (isfinite (amcc_loss_history_avg (&h, NULL)));
+}
+
+/* 1000 packets every 10 ms, window (RTT) 100 ms; lost: 100, 101 (10 ms apart: one event),
+ * 300 (new event, interval 300 - 100 = 200), 600 (interval 300). I_0 = 999 - 600 + 1 = 400.
+ * Without I_0: (300 + 200)/2 = 250; with: (400 + 300 + 200)/3 = 300 -> p = 1/300. */
+static void
+test_loss_events (void)
+{
+  amcc_loss_events e;
+  amcc_loss_events_init (&e);
+  int first = 0, news = 0;
+  for (uint64_t s = 0; s < 1000; s++) {
+    if (s == 100 || s == 101 || s == 300 || s == 600)
+      continue;
+    int m = amcc_loss_events_on_packet (&e, (amcc_time) s * 10 * AMCC_NS_PER_MS, s + 70000,
+        100 * AMCC_NS_PER_MS);
+    if (m & AMCC_LOSS_EV_FIRST)
+      first++;
+    if (m & AMCC_LOSS_EV_NEW)
+      news++;
+  }
+  AMT_CHECK (first == 1);
+  AMT_CHECK (news == 3);
+  AMT_CHECK (e.events == 3);
+  AMT_CHECK (e.lost == 4);
+  AMT_CHECK (amcc_loss_history_count (&e.hist) == 2);
+  AMT_NEAR (e.hist.interval[1], 300, 0);
+  AMT_NEAR (e.hist.interval[2], 200, 0);
+  AMT_NEAR (e.hist.interval[0], 400, 0);
+  AMT_NEAR (amcc_loss_events_p (&e), 1.0 / 300, 1e-15);
+
+  /* reordering by up to NDUPACK - 1 = 2 positions is not loss; 4 positions late is */
+  amcc_loss_events_init (&e);
+  uint64_t order[] = { 0, 1, 2, 4, 5, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+  for (unsigned i = 0; i < sizeof order / sizeof order[0]; i++)
+    amcc_loss_events_on_packet (&e, (amcc_time) i * AMCC_NS_PER_MS, order[i], AMCC_NS_PER_MS);
+  AMT_CHECK (e.lost == 0);
+  uint64_t late[] = { 20, 22, 23, 24, 21, 25 };  /* 21 arrives after 3 later packets */
+  for (unsigned i = 0; i < 6; i++)
+    amcc_loss_events_on_packet (&e, (amcc_time) (20 + i) * AMCC_NS_PER_MS, late[i], AMCC_NS_PER_MS);
+  AMT_CHECK (e.lost == 4);   /* 17, 18, 19 (never sent) and 21 */
+  /* losses spread in time: 17..19 are one event (interpolated 16..20 ms apart < window?) */
+  AMT_CHECK (e.events >= 1);
+}
+
+/* RFC 3550 A.1 / A.3 */
+static void
+test_seq (void)
+{
+  amcc_seq s;
+  amcc_seq_init (&s);
+  uint64_t ext = 0;
+  /* probation: the first packet validates nothing, the second (sequential) starts statistics */
+  AMT_CHECK (amcc_seq_update (&s, 65530, &ext) == AMCC_SEQ_PROBATION);
+  AMT_CHECK (amcc_seq_update (&s, 65531, &ext) == AMCC_SEQ_NEW);
+  AMT_CHECK (ext == 65531);
+  for (uint32_t q = 65532; q < 65536 + 11; q++)          /* through the wrap to seq 10 */
+    AMT_CHECK (amcc_seq_update (&s, (uint16_t) q, &ext) == AMCC_SEQ_NEW);
+  AMT_CHECK (ext == 65536 + 10);
+  AMT_CHECK (amcc_seq_extended_max (&s) == 65546);
+  /* expected = 65546 - 65531 + 1 = 16, received 16 */
+  AMT_CHECK (amcc_seq_expected (&s) == 16);
+  AMT_CHECK (amcc_seq_lost (&s) == 0);
+  /* duplicate of the max and of an older one */
+  AMT_CHECK (amcc_seq_update (&s, 10, NULL) == AMCC_SEQ_DUPLICATE);
+  AMT_CHECK (amcc_seq_update (&s, 5, NULL) == AMCC_SEQ_DUPLICATE);
+  AMT_CHECK (amcc_seq_update (&s, 65533, NULL) == AMCC_SEQ_DUPLICATE);
+  AMT_CHECK (s.received == 16 && s.duplicates == 3);
+  amcc_seq_interval iv;
+  amcc_seq_interval_close (&s, &iv);
+  AMT_CHECK (iv.expected == 16 && iv.received == 16 && iv.lost == 0 && iv.fraction == 0.0);
+  /* next interval: 11..30 with 13 and 14 missing, 12 arriving late (after 15) */
+  for (uint16_t q = 11; q <= 30; q++) {
+    if (q == 12 || q == 13 || q == 14)
+      continue;
+    amcc_seq_update (&s, q, NULL);
+    if (q == 15)
+      AMT_CHECK (amcc_seq_update (&s, 12, &ext) == AMCC_SEQ_REORDERED && ext == 65536 + 12);
+  }
+  /* A.3: expected 20, received 18, lost 2, fraction 0.1 */
+  amcc_seq_interval_close (&s, &iv);
+  AMT_CHECK (iv.expected == 20 && iv.received == 18 && iv.lost == 2);
+  AMT_NEAR (iv.fraction, 0.1, 1e-15);
+  AMT_CHECK (amcc_seq_lost (&s) == 2);
+  /* empty interval */
+  amcc_seq_interval_close (&s, &iv);
+  AMT_CHECK (iv.expected == 0 && iv.fraction == 0.0);
+  /* a large jump is BAD once, then RESYNC when the next one follows; numbering stays monotone */
+  uint64_t before = amcc_seq_extended_max (&s);
+  AMT_CHECK (amcc_seq_update (&s, 30 + 10000, NULL) == AMCC_SEQ_BAD);
+  AMT_CHECK (amcc_seq_update (&s, 30 + 10001, &ext) == AMCC_SEQ_RESYNC);
+  AMT_CHECK (ext > before);
+  AMT_CHECK (amcc_seq_expected (&s) == 1 && s.received == 1);
+  /* a packet from before the restart is not counted */
+  AMT_CHECK (amcc_seq_update (&s, 30 + 9999, NULL) == AMCC_SEQ_TOO_OLD);
+  /* a gap of MAX_DROPOUT - 1 is accepted as loss */
+  AMT_CHECK (amcc_seq_update (&s, (uint16_t) (30 + 10001 + AMCC_SEQ_MAX_DROPOUT - 1), NULL) == AMCC_SEQ_NEW);
+  AMT_CHECK (amcc_seq_lost (&s) == AMCC_SEQ_MAX_DROPOUT - 2);
+
+  /* a source that never sends two sequential packets stays on probation */
+  amcc_seq_init (&s);
+  for (int i = 0; i < 20; i++)
+    AMT_CHECK (amcc_seq_update (&s, (uint16_t) (i * 7919), NULL) == AMCC_SEQ_PROBATION);
+  AMT_CHECK (amcc_seq_expected (&s) == 0);
+}
+
+/* RFC 3550 A.8, eq. 4-5, 90 kHz: packets 3000 ticks apart arriving 3000 ticks apart -> D = 0.
+ * One packet 900 ticks (10 ms) late: D = +900, J = 900/16 = 56.25; the next on time:
+ * D = -900, J = 56.25 + (900 - 56.25)/16 = 108.984375. */
+static void
+test_interarrival (void)
+{
+  amcc_interarrival j;
+  amcc_interarrival_init (&j);
+  uint32_t base = 4294960000u;     /* arrival clock wraps during the test */
+  AMT_CHECK (amcc_interarrival_update (&j, base, 1000) == 0);
+  AMT_CHECK (amcc_interarrival_update (&j, base + 3000, 4000) == 0);
+  AMT_CHECK (amcc_interarrival_update (&j, base + 6000 + 900, 7000) == 900);
+  AMT_NEAR (j.jitter, 56.25, 1e-12);
+  AMT_CHECK (amcc_interarrival_update (&j, base + 9000, 10000) == -900);
+  AMT_NEAR (j.jitter, 108.984375, 1e-12);
+  AMT_CHECK (amcc_interarrival_rr_field (&j) == 108);
+  /* time -> RTP units: 1.5 s at 90 kHz = 135000; negative times floor */
+  AMT_CHECK (amcc_time_to_rtp_units (1500 * AMCC_NS_PER_MS, 90000) == 135000);
+  AMT_CHECK (amcc_time_to_rtp_units (-AMCC_NS_PER_S, 90000) == (uint32_t) -90000);
+  AMT_CHECK (amcc_time_to_rtp_units (INT64_C(100000) * AMCC_NS_PER_S, 90000) == (uint32_t) (UINT64_C(100000) * 90000));
+}
+
+/* eq. 15-19 */
+static void
+test_cumjitter (void)
+{
+  /* eq. 17 on CJ = 1, 2, 3: A = 1, 1.5, 2 (eq. 16: (1+2+3)/3) */
+  double a = 0;
+  a = amcc_running_mean_update (a, 1, 0);
+  AMT_NEAR (a, 1, 0);
+  a = amcc_running_mean_update (a, 2, 1);
+  AMT_NEAR (a, 1.5, 0);
+  a = amcc_running_mean_update (a, 3, 2);
+  AMT_NEAR (a, 2, 1e-15);
+
+  amcc_cumjitter c;
+  amcc_cumjitter_init (&c, 0);
+  /* constant delay: D = 0 -> CJ = 0 = A_short = A_long. The paper: constant cumulative jitter is
+   * UNLOADED (spec's ">=" would say CONGESTED; the paper's intent wins, see jitter.h) */
+  for (int i = 0; i < 50; i++)
+    amcc_cumjitter_add (&c, 0.0);
+  AMT_CHECK (amcc_cumjitter_assess (&c) == AMCC_CI_UNLOADED);
+  /* a growing queue: each packet 1 ms later than the previous -> CJ = 1..50 ms.
+   * A_long = mean(0 x50, 1..50 ms) = 12.75 ms, A_short = 25.5 ms > A_long -> CONGESTED */
+  for (int i = 1; i <= 50; i++)
+    amcc_cumjitter_add (&c, 0.001);
+  AMT_NEAR (c.a_long, 0.01275, 1e-12);
+  AMT_NEAR (c.a_short, 0.0255, 1e-12);
+  AMT_CHECK (amcc_cumjitter_assess (&c) == AMCC_CI_CONGESTED);
+  AMT_NEAR (c.last_short, 0.0255, 1e-12);
+  /* the queue drains back: CJ falls 50 -> 0 ms: A_short = 24.5 ms, A_long = 16.5 ms: still
+   * above (the standing average lags); then a long flat period at 0 brings A_short below */
+  for (int i = 1; i <= 50; i++)
+    amcc_cumjitter_add (&c, -0.001);
+  AMT_CHECK (amcc_cumjitter_assess (&c) == AMCC_CI_CONGESTED);
+  for (int i = 0; i < 50; i++)
+    amcc_cumjitter_add (&c, 0.0);
+  AMT_CHECK (amcc_cumjitter_assess (&c) == AMCC_CI_UNLOADED);
+  /* no sample: state kept */
+  AMT_CHECK (amcc_cumjitter_assess (&c) == AMCC_CI_UNLOADED);
+  /* margin: A_short must exceed A_long by more than the margin */
+  amcc_cumjitter_init (&c, 0.005);
+  amcc_cumjitter_add (&c, 0);
+  amcc_cumjitter_assess (&c);
+  amcc_cumjitter_add (&c, 0.004);       /* A_long = 2 ms, A_short = 4 ms: +2 ms < 5 ms */
+  AMT_CHECK (amcc_cumjitter_assess (&c) == AMCC_CI_UNLOADED);
+  /* eq. 19 */
+  AMT_NEAR (amcc_ci_gamma (AMCC_CI_CONGESTED, 0.9, 0.2), 0.2, 0);
+  AMT_NEAR (amcc_ci_gamma (AMCC_CI_UNLOADED, 0.9, 0.2), 0.9, 0);
+}
+
+/* eq. 6-11 */
+static void
+test_rtt (void)
+{
+  amcc_rtt_est r;
+  amcc_rtt_init (&r, 0.5, 0.25);
+  AMT_NEAR (amcc_rtt_get (&r), 0.25, 0);          /* default before anything */
+  AMT_NEAR (amcc_rtt_instant (&r), 0.25, 0);
+  amcc_rtt_on_oneway (&r, 0.03);                   /* eq. 6: T_oneway = 30 ms */
+  AMT_CHECK (amcc_rtt_on_echo (&r, 0.1) == AMCC_OK);
+  /* eq. 10: a = 0.1 / 0.03 - 1 = 2.3333; eq. 8: (1 + a) * 0.03 = 0.1 */
+  AMT_NEAR (r.a, 0.1 / 0.03 - 1, 1e-12);
+  AMT_NEAR (amcc_rtt_update (&r), 0.1, 1e-12);    /* first sample taken as is */
+  /* the one-way delay grows to 50 ms (queue): inst = 3.3333 * 0.05 = 0.16667;
+   * eq. 11: 0.5 * 0.16667 + 0.5 * 0.1 = 0.13333 */
+  amcc_rtt_on_oneway (&r, 0.05);
+  AMT_NEAR (amcc_rtt_update (&r), 0.5 * (0.1 / 0.03 * 0.05) + 0.5 * 0.1, 1e-12);
+  /* the instant sample is the mean over the interval: 40 and 60 ms -> 50 ms */
+  amcc_rtt_on_oneway (&r, 0.04);
+  amcc_rtt_on_oneway (&r, 0.06);
+  AMT_NEAR (amcc_rtt_instant (&r), 0.1 / 0.03 * 0.05, 1e-12);
+  /* clock offset: receiver behind the sender -> T_oneway <= 0; the echo is used as is */
+  amcc_rtt_init (&r, 0.5, 0.25);
+  amcc_rtt_on_oneway (&r, -2.0);
+  amcc_rtt_on_echo (&r, 0.08);
+  AMT_CHECK (!r.have_a);
+  AMT_NEAR (amcc_rtt_update (&r), 0.08, 1e-15);
+  /* invalid echoes are refused */
+  AMT_CHECK (amcc_rtt_on_echo (&r, 0) == AMCC_ERR_PARAM);
+  AMT_CHECK (amcc_rtt_on_echo (&r, NAN) == AMCC_ERR_PARAM);
+  AMT_CHECK (amcc_rtt_on_echo (&r, 61) == AMCC_ERR_PARAM);
+  amcc_rtt_on_oneway (&r, NAN);
+  AMT_CHECK (r.oneway_last == -2.0);
+}
+
+/* eq. 9: A - LSR - DLSR in 16.16 seconds */
+static void
+test_rtcp_rtt (void)
+{
+  amcc_time rtt = 0;
+  /* 1.0 - 0.5 - 0.25 = 0.25 s */
+  AMT_CHECK (amcc_rtcp_rtt (0x00010000, 0x00008000, 0x00004000, &rtt) == AMCC_OK);
+  AMT_CHECK (rtt == 250 * AMCC_NS_PER_MS);
+  /* across the 32-bit wrap: 0x1000 - 0xFFFFF000 = 0x2000 = 0.125 s */
+  AMT_CHECK (amcc_rtcp_rtt (0x00001000, 0xFFFFF000, 0, &rtt) == AMCC_OK);
+  AMT_CHECK (rtt == 125 * AMCC_NS_PER_MS);
+  AMT_CHECK (amcc_rtcp_rtt (0x00010000, 0, 0, &rtt) == AMCC_ERR_FIELD);          /* no SR yet */
+  AMT_CHECK (amcc_rtcp_rtt (0x00010000, 0x00008000, 0x00009000, &rtt) == AMCC_ERR_FIELD); /* < 0 */
+  AMT_CHECK (amcc_rtcp_rtt (0x00500000, 0x00008000, 0, &rtt) == AMCC_ERR_FIELD);  /* 80 s */
+  /* time -> 16.16: 2.5 s = 0x00028000 */
+  AMT_CHECK (amcc_time_to_ntp_mid32 (2500 * AMCC_NS_PER_MS) == 0x00028000);
+  AMT_CHECK (amcc_ntp_mid32 (UINT64_C(0x0001234580000000)) == 0x23458000);
+}
+
+int
+main (void)
+{
+  AMT_RUN (test_loss_filter);
+  AMT_RUN (test_loss_history);
+  AMT_RUN (test_loss_events);
+  AMT_RUN (test_seq);
+  AMT_RUN (test_interarrival);
+  AMT_RUN (test_cumjitter);
+  AMT_RUN (test_rtt);
+  AMT_RUN (test_rtcp_rtt);
+  return amt_summary ();
+}
