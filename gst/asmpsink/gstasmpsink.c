@@ -1,0 +1,705 @@
+/* gstasmpsink.c - asmpsink: sends RTP from a payloader to a multicast group through rtpbin,
+ * hears the receivers' RTCP, and lets lib/cc (ASMP or TFMCC) pick the encoder's bitrate.
+ *
+ *   ... ! x264enc ! rtph264pay ! asmpsink address=239.1.2.3 port=5004
+ *
+ * Inside: ghost sink -> rtpbin send_rtp_sink_0 -> send_rtp_src_0 -> udpsink (RTP)
+ *         rtpbin send_rtcp_src_0 -> udpsink (RTCP, port + 1, socket shared with the udpsrc)
+ *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
+ * The element only translates: packets and RTCP in, lib/cc decisions out (gst/common). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "gstasmpsink.h"
+
+#include <gst/rtp/gstrtpbuffer.h>
+#include <string.h>
+#include "../common/gstamcc.h"
+#include "../common/gstamenc.h"
+#include "../common/gstamnet.h"
+#include "../common/gstamsdp.h"
+#include "../common/gstamtrace.h"
+
+GST_DEBUG_CATEGORY_STATIC (asmpsink_debug);
+#define GST_CAT_DEFAULT asmpsink_debug
+
+#define DEFAULT_INITIAL_BPS 500000
+#define DEFAULT_MIN_BPS 64000
+#define DEFAULT_MAX_BPS 20000000
+
+enum {
+  PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP,
+  PROP_PROTOCOL, PROP_INITIAL_BITRATE, PROP_MIN_BITRATE, PROP_MAX_BITRATE,
+  PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_TRACE_DIR, PROP_SDP_FILE,
+  PROP_STATS, N_PROPS
+};
+static GParamSpec *props[N_PROPS];
+
+struct _GstAsmpSink {
+  GstBin parent;
+  GstPad *sinkpad;
+  GstElement *rtpbin, *rtp_sink, *rtcp_sink, *rtcp_src;
+  GObject *session;
+
+  GMutex lock;                  /* everything below */
+  GstAmNetConfig net;
+  GstAmProtocol protocol;
+  guint initial_bps, min_bps, max_bps, target_bps;
+  GstElement *encoder_prop;
+  guint rtcp_interval_ms;
+  gchar *trace_dir, *sdp_file;
+
+  GstAmCcSender *cc;
+  GstAmEncoder enc;
+  GstAmTrace *sd, *rate;
+  GstAmFramer framer;
+  GstAmSeqExt seqext;
+  guint32 own_ssrc;
+  GstCaps *caps;
+  GstStructure *stats;
+  GstClockID early_id;
+};
+
+G_DEFINE_TYPE (GstAsmpSink, gst_asmp_sink, GST_TYPE_BIN);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (asmpsink, "asmpsink", GST_RANK_NONE,
+    GST_TYPE_ASMP_SINK, GST_DEBUG_CATEGORY_INIT (asmpsink_debug, "asmpsink", 0,
+        "adaptive multicast RTP sender"));
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
+
+/* Takes the target from lib/cc; on change hands it to the encoder (applied at the next key
+ * frame) or, for encoders we cannot drive, to the app via the bus. Returns TRUE on change. */
+static gboolean
+update_target_locked (GstAsmpSink * self, gint64 now)
+{
+  guint bps;
+
+  if (!self->cc)
+    return FALSE;
+  bps = gst_am_cc_sender_rate (self->cc, now);
+  if (bps == self->target_bps)
+    return FALSE;
+  self->target_bps = bps;
+  gst_am_encoder_set_target (&self->enc, bps);
+  return TRUE;
+}
+
+static void
+target_changed (GstAsmpSink * self, guint bps, GstAmEncKind kind)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_TARGET_BITRATE]);
+  if (kind == GST_AM_ENC_OTHER || kind == GST_AM_ENC_NONE)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self),
+            gst_structure_new ("asmpsink-bitrate", "bitrate", G_TYPE_UINT, bps, NULL)));
+}
+
+/* ---- RTP leaving rtpbin: sender stamps, sd.txt, byte counts ---- */
+static void
+process_rtp (GstAsmpSink * self, GstBuffer * buf, gint64 now)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  guint32 extseq, ssrc;
+  guint64 frame = 0;
+  gchar type = 'P';
+
+  if (!gst_rtp_buffer_map (buf, GST_MAP_READWRITE, &rtp))
+    return;
+  ssrc = gst_rtp_buffer_get_ssrc (&rtp);
+  g_mutex_lock (&self->lock);
+  extseq = gst_am_seq_extend (&self->seqext, gst_rtp_buffer_get_seq (&rtp));
+  if (self->sd)
+    type = gst_am_framer_packet (&self->framer, gst_rtp_buffer_get_timestamp (&rtp),
+        gst_rtp_buffer_get_payload (&rtp), gst_rtp_buffer_get_payload_len (&rtp), &frame);
+  g_mutex_unlock (&self->lock);
+  /* send time (RFC 6051 NTP-64) and extended seq as one-byte header extensions */
+  {
+    guint8 ntp[8], seq[4];
+    GST_WRITE_UINT64_BE (ntp, gst_am_ntp64_from_unix_ns (now));
+    GST_WRITE_UINT32_BE (seq, extseq);
+    if (!gst_rtp_buffer_add_extension_onebyte_header (&rtp, GST_AM_EXT_ID_NTP64, ntp, 8)
+        || !gst_rtp_buffer_add_extension_onebyte_header (&rtp, GST_AM_EXT_ID_EXTSEQ, seq, 4))
+      GST_WARNING_OBJECT (self, "could not add the RTP header extensions");
+  }
+  gst_rtp_buffer_unmap (&rtp);
+
+  g_mutex_lock (&self->lock);
+  gst_am_trace_sd (self->sd, now, gst_am_wide_id (ssrc, extseq), gst_buffer_get_size (buf),
+      frame, type);
+  if (self->cc)
+    gst_am_cc_sender_on_rtp_sent (self->cc, now, gst_buffer_get_size (buf));
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+write_sdp (GstAsmpSink * self, GstCaps * caps)
+{
+  GError *err = NULL;
+  gchar *path;
+  GstAmNetConfig net;
+  guint ssrc = 0;
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+
+  gst_structure_get_uint (s, "ssrc", &ssrc);
+  g_mutex_lock (&self->lock);
+  path = g_strdup (self->sdp_file);
+  net = self->net;
+  net.address = g_strdup (self->net.address);
+  net.iface = NULL;
+  g_mutex_unlock (&self->lock);
+  if (path && !gst_am_sdp_write (path, caps, &net, ssrc, &err)) {
+    GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("cannot write SDP file %s", path),
+        ("%s", err->message));
+    g_clear_error (&err);
+  }
+  g_free (net.address);
+  g_free (path);
+}
+
+static GstPadProbeReturn
+rtp_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstAsmpSink *self = user_data;
+  gint64 now = gst_am_now ();
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *b = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+    process_rtp (self, b, now);
+    GST_PAD_PROBE_INFO_DATA (info) = b;
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *l = gst_buffer_list_make_writable (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
+    guint i;
+    for (i = 0; i < gst_buffer_list_length (l); i++)
+      process_rtp (self, gst_buffer_list_get_writable (l, i), now);
+    GST_PAD_PROBE_INFO_DATA (info) = l;
+  } else if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
+    GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
+      GstCaps *caps;
+      gst_event_parse_caps (ev, &caps);
+      g_mutex_lock (&self->lock);
+      gst_caps_replace (&self->caps, caps);
+      gst_am_framer_init (&self->framer, gst_am_codec_from_caps (caps));
+      g_mutex_unlock (&self->lock);
+      write_sdp (self, caps);
+    } else if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS) {
+      g_mutex_lock (&self->lock);
+      gst_am_trace_flush (self->sd);
+      gst_am_trace_flush (self->rate);
+      g_mutex_unlock (&self->lock);
+    }
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* ---- RTCP from the group ---- */
+static GstPadProbeReturn
+rtcp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstAsmpSink *self = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint32 first = gst_am_rtcp_first_ssrc (buf);
+  gboolean changed = FALSE;
+  guint bps = 0;
+  GstAmEncKind kind;
+
+  g_mutex_lock (&self->lock);
+  /* our own RTCP looped back (loop=true): rtpbin would call it an SSRC collision */
+  if (first && first == self->own_ssrc) {
+    g_mutex_unlock (&self->lock);
+    return GST_PAD_PROBE_DROP;
+  }
+  if (self->cc) {
+    gint64 now = gst_am_now ();
+    gst_am_cc_sender_on_rtcp (self->cc, now, buf, self->own_ssrc);
+    changed = update_target_locked (self, now);
+    bps = self->target_bps;
+  }
+  kind = self->enc.kind;
+  g_mutex_unlock (&self->lock);
+  if (changed)
+    target_changed (self, bps, kind);
+  return GST_PAD_PROBE_OK;
+}
+
+/* ---- RTCP about to leave (rtpsession's RTCP thread) ---- */
+static gboolean
+on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer user_data)
+{
+  GstAsmpSink *self = user_data;
+  gint64 now = gst_am_now ();
+  gboolean appended = FALSE, changed = FALSE;
+  GstStructure *stats = NULL;
+  guint bps = 0;
+  GstAmEncKind kind;
+
+  g_mutex_lock (&self->lock);
+  self->own_ssrc = gst_am_rtcp_first_ssrc (buf);
+  if (self->cc) {
+    appended = gst_am_cc_sender_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
+    changed = update_target_locked (self, now);
+    bps = self->target_bps;
+    if (!early) {
+      stats = gst_am_cc_sender_stats (self->cc, now, self->target_bps);
+      gst_structure_set (stats, "encoder", G_TYPE_STRING,
+          gst_am_encoder_kind_name (self->enc.kind), "encoder-bitrate", G_TYPE_UINT,
+          self->enc.applied_bps, NULL);
+      if (self->rate) {
+        gdouble sent = 0, minr = 0;
+        guint n = 0;
+        gst_structure_get_double (stats, "sent-bitrate", &sent);
+        gst_structure_get_double (stats, "min-receiver-bitrate", &minr);
+        gst_structure_get_uint (stats, "receivers", &n);
+        gst_am_trace_printf (self->rate, "%.6f,%u,%.0f,%u,%.0f,%s\n", now / 1e9,
+            self->target_bps, sent, n, minr, gst_am_protocol_name (self->protocol));
+      }
+      if (self->stats)
+        gst_structure_free (self->stats);
+      self->stats = gst_structure_copy (stats);
+    }
+  }
+  kind = self->enc.kind;
+  g_mutex_unlock (&self->lock);
+  if (changed)
+    target_changed (self, bps, kind);
+  if (stats)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), stats));
+  /* TRUE keeps an early packet that carries our APP from being suppressed (AVPF) */
+  return appended;
+}
+
+/* ---- TFMCC: extra RTCP packets carrying the sender APP ---- */
+static gboolean early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data);
+
+static void
+arm_early_locked (GstAsmpSink * self)
+{
+  GstClock *clock;
+  gint64 iv = self->cc ? gst_am_cc_sender_early_interval (self->cc) : 0;
+
+  if (iv <= 0 || self->early_id)
+    return;
+  clock = gst_system_clock_obtain ();
+  self->early_id = gst_clock_new_single_shot_id (clock, gst_clock_get_time (clock) + iv);
+  gst_clock_id_wait_async (self->early_id, early_cb, gst_object_ref (self),
+      gst_object_unref);
+  gst_object_unref (clock);
+}
+
+static void
+disarm_early_locked (GstAsmpSink * self)
+{
+  if (self->early_id) {
+    gst_clock_id_unschedule (self->early_id);
+    gst_clock_id_unref (self->early_id);
+    self->early_id = NULL;
+  }
+}
+
+static gboolean
+early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
+{
+  GstAsmpSink *self = data;
+  gboolean ok = FALSE;
+
+  g_mutex_lock (&self->lock);
+  if (self->early_id != id) {   /* disarmed meanwhile */
+    g_mutex_unlock (&self->lock);
+    return TRUE;
+  }
+  gst_clock_id_unref (self->early_id);
+  self->early_id = NULL;
+  arm_early_locked (self);
+  g_mutex_unlock (&self->lock);
+  /* rtpsession sends it as soon as RTCP timing rules allow (RFC 4585 early feedback) */
+  if (self->session)
+    g_signal_emit_by_name (self->session, "send-rtcp-full", (guint64) 0, &ok);
+  return TRUE;
+}
+
+/* ---- properties ---- */
+static void
+gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  GstAsmpSink *self = GST_ASMP_SINK (object);
+
+  g_mutex_lock (&self->lock);
+  switch (prop_id) {
+    case PROP_ADDRESS:
+      g_free (self->net.address);
+      self->net.address = g_value_dup_string (value);
+      break;
+    case PROP_PORT:
+      self->net.port = g_value_get_int (value);
+      break;
+    case PROP_MULTICAST_IFACE:
+      g_free (self->net.iface);
+      self->net.iface = g_value_dup_string (value);
+      break;
+    case PROP_TTL_MC:
+      self->net.ttl = g_value_get_int (value);
+      break;
+    case PROP_LOOP:
+      self->net.loop = g_value_get_boolean (value);
+      break;
+    case PROP_PROTOCOL:
+      self->protocol = g_value_get_enum (value);
+      break;
+    case PROP_INITIAL_BITRATE:
+      self->initial_bps = g_value_get_uint (value);
+      break;
+    case PROP_MIN_BITRATE:
+      self->min_bps = g_value_get_uint (value);
+      if (self->cc)
+        gst_am_cc_sender_set_limits (self->cc, self->min_bps, self->max_bps);
+      break;
+    case PROP_MAX_BITRATE:
+      self->max_bps = g_value_get_uint (value);
+      /* takes effect while playing: the target is re-clamped at once */
+      if (self->cc)
+        gst_am_cc_sender_set_limits (self->cc, self->min_bps, self->max_bps);
+      break;
+    case PROP_ENCODER:
+      gst_object_replace ((GstObject **) & self->encoder_prop, g_value_get_object (value));
+      break;
+    case PROP_RTCP_INTERVAL:
+      self->rtcp_interval_ms = g_value_get_uint (value);
+      break;
+    case PROP_TRACE_DIR:
+      g_free (self->trace_dir);
+      self->trace_dir = g_value_dup_string (value);
+      break;
+    case PROP_SDP_FILE:
+      g_free (self->sdp_file);
+      self->sdp_file = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  if (prop_id == PROP_MIN_BITRATE || prop_id == PROP_MAX_BITRATE) {
+    gboolean changed = update_target_locked (self, gst_am_now ());
+    guint bps = self->target_bps;
+    GstAmEncKind kind = self->enc.kind;
+    g_mutex_unlock (&self->lock);
+    if (changed)
+      target_changed (self, bps, kind);
+    return;
+  }
+  if (prop_id == PROP_RTCP_INTERVAL)
+    gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstAsmpSink *self = GST_ASMP_SINK (object);
+
+  g_mutex_lock (&self->lock);
+  switch (prop_id) {
+    case PROP_ADDRESS: g_value_set_string (value, self->net.address); break;
+    case PROP_PORT: g_value_set_int (value, self->net.port); break;
+    case PROP_MULTICAST_IFACE: g_value_set_string (value, self->net.iface); break;
+    case PROP_TTL_MC: g_value_set_int (value, self->net.ttl); break;
+    case PROP_LOOP: g_value_set_boolean (value, self->net.loop); break;
+    case PROP_PROTOCOL: g_value_set_enum (value, self->protocol); break;
+    case PROP_INITIAL_BITRATE: g_value_set_uint (value, self->initial_bps); break;
+    case PROP_MIN_BITRATE: g_value_set_uint (value, self->min_bps); break;
+    case PROP_MAX_BITRATE: g_value_set_uint (value, self->max_bps); break;
+    case PROP_TARGET_BITRATE: g_value_set_uint (value, self->target_bps); break;
+    case PROP_ENCODER:
+      g_value_set_object (value, self->encoder_prop ? self->encoder_prop : self->enc.encoder);
+      break;
+    case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
+    case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
+    case PROP_SDP_FILE: g_value_set_string (value, self->sdp_file); break;
+    case PROP_STATS:
+      if (self->stats)
+        g_value_set_boxed (value, self->stats);
+      else
+        g_value_take_boxed (value, gst_structure_new_empty ("asmpsink-stats"));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+/* ---- state ---- */
+static gboolean
+start_locked (GstAsmpSink * self)
+{
+  GstAmCcConfig cfg = { 0 };
+  GError *err = NULL;
+  gboolean mc = gst_am_address_is_multicast (self->net.address);
+
+  if (self->min_bps > self->max_bps || self->initial_bps < self->min_bps
+      || self->initial_bps > self->max_bps) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL),
+        ("need min-bitrate <= initial-bitrate <= max-bitrate (%u, %u, %u)",
+            self->min_bps, self->initial_bps, self->max_bps));
+    return FALSE;
+  }
+  gst_am_net_setup_udpsink (self->rtp_sink, &self->net, self->net.address, self->net.port);
+  gst_am_net_setup_udpsink (self->rtcp_sink, &self->net, self->net.address,
+      self->net.port + 1);
+  gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
+  GST_INFO_OBJECT (self, "sending to %s:%d (%s), RTCP on %d", self->net.address,
+      self->net.port, mc ? "multicast" : "unicast", self->net.port + 1);
+  g_object_set (self->rtpbin, "rtp-profile", self->protocol == GST_AM_PROTOCOL_TFMCC ?
+      3 /* AVPF: allows early RTCP */ : 1 /* AVP */ , NULL);
+  gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
+
+  cfg.protocol = self->protocol;
+  cfg.initial_bps = self->initial_bps;
+  cfg.min_bps = self->min_bps;
+  cfg.max_bps = self->max_bps;
+  cfg.rtcp_interval_ms = self->rtcp_interval_ms;
+  self->cc = gst_am_cc_sender_new (&cfg, gst_am_now ());
+  if (!self->cc) {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT, (NULL), ("lib/cc rejected the parameters"));
+    return FALSE;
+  }
+  self->target_bps = self->initial_bps;
+  memset (&self->seqext, 0, sizeof (self->seqext));
+  if (self->trace_dir) {
+    self->sd = gst_am_trace_open (self->trace_dir, "sd.txt", NULL, &err);
+    if (self->sd)
+      self->rate = gst_am_trace_open (self->trace_dir, "rate.csv",
+          "time_s,target_bps,sent_bps,receivers,min_receiver_bps,protocol", &err);
+    if (!self->rate) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, (NULL), ("%s", err->message));
+      g_clear_error (&err);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static void
+stop_locked (GstAsmpSink * self)
+{
+  disarm_early_locked (self);
+  g_clear_pointer (&self->cc, gst_am_cc_sender_free);
+  g_clear_pointer (&self->sd, gst_am_trace_close);
+  g_clear_pointer (&self->rate, gst_am_trace_close);
+  gst_clear_caps (&self->caps);
+  self->own_ssrc = 0;
+}
+
+static void
+attach_encoder (GstAsmpSink * self)
+{
+  GstElement *enc;
+  guint initial;
+
+  g_mutex_lock (&self->lock);
+  enc = self->encoder_prop ? gst_object_ref (self->encoder_prop) : NULL;
+  initial = self->initial_bps;
+  g_mutex_unlock (&self->lock);
+  if (!enc)
+    enc = gst_am_encoder_find_upstream (self->sinkpad);
+  if (enc)
+    GST_INFO_OBJECT (self, "controlling encoder %" GST_PTR_FORMAT " (%s)", enc,
+        gst_am_encoder_kind_name (gst_am_encoder_kind (enc)));
+  else
+    GST_INFO_OBJECT (self, "no encoder upstream: the target goes to the bus only");
+  gst_am_encoder_attach (&self->enc, enc, initial);
+  if (enc)
+    gst_object_unref (enc);
+}
+
+static GstStateChangeReturn
+gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
+{
+  GstAsmpSink *self = GST_ASMP_SINK (element);
+  GstStateChangeReturn ret;
+
+  switch (transition) {
+    case GST_STATE_CHANGE_NULL_TO_READY:
+      g_mutex_lock (&self->lock);
+      if (!start_locked (self)) {
+        stop_locked (self);
+        g_mutex_unlock (&self->lock);
+        return GST_STATE_CHANGE_FAILURE;
+      }
+      g_mutex_unlock (&self->lock);
+      /* open the RTCP socket first and send RTCP from it */
+      if (gst_element_set_state (self->rtcp_src, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE)
+        return GST_STATE_CHANGE_FAILURE;
+      gst_am_net_share_socket (self->rtcp_src, self->rtcp_sink);
+      break;
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      attach_encoder (self);
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_PLAYING:
+      g_mutex_lock (&self->lock);
+      arm_early_locked (self);
+      g_mutex_unlock (&self->lock);
+      break;
+    case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
+      g_mutex_lock (&self->lock);
+      disarm_early_locked (self);
+      gst_am_trace_flush (self->sd);
+      gst_am_trace_flush (self->rate);
+      g_mutex_unlock (&self->lock);
+      break;
+    default:
+      break;
+  }
+  ret = GST_ELEMENT_CLASS (gst_asmp_sink_parent_class)->change_state (element, transition);
+  switch (transition) {
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      gst_am_encoder_attach (&self->enc, NULL, 0);
+      break;
+    case GST_STATE_CHANGE_READY_TO_NULL:
+      g_mutex_lock (&self->lock);
+      stop_locked (self);
+      g_mutex_unlock (&self->lock);
+      break;
+    default:
+      break;
+  }
+  return ret;
+}
+
+static void
+gst_asmp_sink_init (GstAsmpSink * self)
+{
+  GstBin *bin = GST_BIN (self);
+  GstPad *pad;
+
+  g_mutex_init (&self->lock);
+  gst_am_net_config_init (&self->net);
+  gst_am_encoder_init (&self->enc);
+  self->protocol = GST_AM_PROTOCOL_ASMP;
+  self->initial_bps = DEFAULT_INITIAL_BPS;
+  self->min_bps = DEFAULT_MIN_BPS;
+  self->max_bps = DEFAULT_MAX_BPS;
+  self->target_bps = DEFAULT_INITIAL_BPS;
+  self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
+
+  self->rtpbin = gst_am_make (bin, "rtpbin", "rtpbin");
+  self->rtp_sink = gst_am_make (bin, "udpsink", "rtp_sink");
+  self->rtcp_sink = gst_am_make (bin, "udpsink", "rtcp_sink");
+  self->rtcp_src = gst_am_make (bin, "udpsrc", "rtcp_src");
+  self->sinkpad = gst_ghost_pad_new_no_target_from_template ("sink",
+      gst_static_pad_template_get (&sink_template));
+  gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
+  if (!self->rtpbin || !self->rtp_sink || !self->rtcp_sink || !self->rtcp_src)
+    return;                     /* error posted; the element fails to start */
+
+  pad = gst_element_request_pad_simple (self->rtpbin, "send_rtp_sink_0");
+  gst_ghost_pad_set_target (GST_GHOST_PAD (self->sinkpad), pad);
+  gst_object_unref (pad);
+  gst_element_link_pads (self->rtpbin, "send_rtp_src_0", self->rtp_sink, "sink");
+  gst_element_link_pads (self->rtpbin, "send_rtcp_src_0", self->rtcp_sink, "sink");
+  gst_element_link_pads (self->rtcp_src, "src", self->rtpbin, "recv_rtcp_sink_0");
+
+  pad = gst_element_get_static_pad (self->rtpbin, "send_rtp_src_0");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, rtp_out_probe, self, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (self->rtcp_src, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, rtcp_in_probe, self, NULL);
+  gst_object_unref (pad);
+
+  self->session = gst_am_internal_session (self->rtpbin);
+  if (self->session)
+    g_signal_connect (self->session, "on-sending-rtcp", G_CALLBACK (on_sending_rtcp), self);
+  gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
+}
+
+static void
+gst_asmp_sink_finalize (GObject * object)
+{
+  GstAsmpSink *self = GST_ASMP_SINK (object);
+
+  stop_locked (self);
+  if (self->session) {
+    g_signal_handlers_disconnect_by_data (self->session, self);
+    g_object_unref (self->session);
+  }
+  gst_am_encoder_clear (&self->enc);
+  gst_clear_object (&self->encoder_prop);
+  gst_am_net_config_clear (&self->net);
+  g_free (self->trace_dir);
+  g_free (self->sdp_file);
+  if (self->stats)
+    gst_structure_free (self->stats);
+  g_mutex_clear (&self->lock);
+  G_OBJECT_CLASS (gst_asmp_sink_parent_class)->finalize (object);
+}
+
+static void
+gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+  const GParamFlags rw_ready = rw | GST_PARAM_MUTABLE_READY;
+
+  gobject_class->set_property = gst_asmp_sink_set_property;
+  gobject_class->get_property = gst_asmp_sink_get_property;
+  gobject_class->finalize = gst_asmp_sink_finalize;
+  element_class->change_state = gst_asmp_sink_change_state;
+
+  props[PROP_ADDRESS] = g_param_spec_string ("address", "Address",
+      "Multicast group (or unicast address) to send RTP to; RTCP goes to the same address "
+      "on port + 1", GST_AM_DEFAULT_ADDRESS, rw_ready);
+  props[PROP_PORT] = g_param_spec_int ("port", "Port",
+      "RTP port (RTCP uses port + 1)", 1, 65534, GST_AM_DEFAULT_PORT, rw_ready);
+  props[PROP_MULTICAST_IFACE] = g_param_spec_string ("multicast-iface", "Multicast interface",
+      "Network interface to join the group on (NULL: the kernel's choice)", NULL, rw_ready);
+  props[PROP_TTL_MC] = g_param_spec_int ("ttl-mc", "Multicast TTL",
+      "TTL of multicast RTP and RTCP packets (hops)", 0, 255, 1, rw_ready);
+  props[PROP_LOOP] = g_param_spec_boolean ("loop", "Multicast loop",
+      "Loop multicast back to this host (needed when receivers run in the same network "
+      "namespace; our own looped RTCP is dropped)", FALSE, rw_ready);
+  props[PROP_PROTOCOL] = g_param_spec_enum ("protocol", "Protocol",
+      "Congestion control: asmp, or tfmcc as the comparator", GST_TYPE_AM_PROTOCOL,
+      GST_AM_PROTOCOL_ASMP, rw_ready);
+  props[PROP_INITIAL_BITRATE] = g_param_spec_uint ("initial-bitrate", "Initial bitrate",
+      "Target before any receiver report (bit/s); applied to the encoder at start",
+      1, G_MAXUINT, DEFAULT_INITIAL_BPS, rw_ready);
+  props[PROP_MIN_BITRATE] = g_param_spec_uint ("min-bitrate", "Minimum bitrate",
+      "Lower clamp of the target (bit/s)", 1, G_MAXUINT, DEFAULT_MIN_BPS,
+      rw | GST_PARAM_MUTABLE_PLAYING);
+  props[PROP_MAX_BITRATE] = g_param_spec_uint ("max-bitrate", "Maximum bitrate",
+      "Upper clamp of the target (bit/s); may change while playing", 1, G_MAXUINT,
+      DEFAULT_MAX_BPS, rw | GST_PARAM_MUTABLE_PLAYING);
+  props[PROP_TARGET_BITRATE] = g_param_spec_uint ("target-bitrate", "Target bitrate",
+      "Current target from the congestion controller (bit/s, read-only, notifies); the "
+      "encoder gets it at its next key frame", 0, G_MAXUINT, DEFAULT_INITIAL_BPS,
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  props[PROP_ENCODER] = g_param_spec_object ("encoder", "Encoder",
+      "Encoder to drive (x264enc: bitrate kbit/s; vp8enc: target-bitrate bit/s; openh264enc: "
+      "bitrate bit/s; others: 'asmpsink-bitrate' bus message). NULL: search upstream",
+      GST_TYPE_ELEMENT, rw_ready);
+  props[PROP_RTCP_INTERVAL] = g_param_spec_uint ("rtcp-interval", "RTCP interval",
+      "Minimum RTCP interval (ms), given to rtpsession's rtcp-min-interval; stats are "
+      "posted once per RTCP packet", 1, 600000, GST_AM_DEFAULT_RTCP_INTERVAL_MS, rw_ready);
+  props[PROP_TRACE_DIR] = g_param_spec_string ("trace-dir", "Trace directory",
+      "Directory for sd.txt and rate.csv (docs/run-directory.md); NULL: no traces", NULL,
+      rw_ready);
+  props[PROP_SDP_FILE] = g_param_spec_string ("sdp-file", "SDP file",
+      "Write an SDP describing the stream here when caps are known (NULL: none)", NULL,
+      rw_ready);
+  props[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
+      "Last 'asmpsink-stats' structure (see docs/elements.md)", GST_TYPE_STRUCTURE,
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (gobject_class, N_PROPS, props);
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class, "ASMP multicast RTP sink",
+      "Sink/Network/RTP", "Sends RTP to a multicast group and adapts the upstream encoder's "
+      "bitrate with ASMP (or TFMCC) from the receivers' RTCP reports",
+      "gst-amcast <gst-amcast@localhost>");
+  gst_type_mark_as_plugin_api (GST_TYPE_AM_PROTOCOL, 0);
+}

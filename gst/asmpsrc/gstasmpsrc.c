@@ -1,0 +1,523 @@
+/* gstasmpsrc.c - asmpsrc: joins a multicast group, receives RTP and RTCP through rtpbin, runs
+ * the ASMP (or TFMCC) receiver of lib/cc on every RTP packet and appends its APP report to
+ * the RRs it sends to the group.
+ *
+ *   asmpsrc address=239.1.2.3 port=5004 ! rtph264depay ! avdec_h264 ! ...
+ *
+ * Inside: udpsrc (RTP) -> rtpbin recv_rtp_sink_0 -> recv_rtp_src_0_SSRC_PT -> ghost src
+ *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
+ *         rtpbin send_rtcp_src_0 -> udpsink (RTCP to the group, socket shared with the udpsrc) */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "gstasmpsrc.h"
+
+#include "../common/gstamcc.h"
+#include "../common/gstamnet.h"
+#include "../common/gstamtrace.h"
+
+GST_DEBUG_CATEGORY_STATIC (asmpsrc_debug);
+#define GST_CAT_DEFAULT asmpsrc_debug
+
+#define DEFAULT_CAPS "application/x-rtp,media=video,clock-rate=90000,encoding-name=H264,payload=96"
+#define DEFAULT_LATENCY_MS 200
+/* never ask rtpsession for early RTCP more often than this (a refused request stays due) */
+#define MIN_EARLY_GAP_NS (50 * GST_MSECOND)
+
+enum {
+  PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_RTCP_ADDRESS, PROP_TTL_MC,
+  PROP_LOOP, PROP_PROTOCOL, PROP_CAPS, PROP_RTCP_INTERVAL, PROP_LATENCY, PROP_TRACE_DIR,
+  PROP_STATS, N_PROPS
+};
+static GParamSpec *props[N_PROPS];
+
+struct _GstAsmpSrc {
+  GstBin parent;
+  GstPad *srcpad;
+  GstElement *rtpbin, *rtp_src, *rtcp_src, *rtcp_sink;
+  GObject *session;
+
+  GMutex lock;                  /* everything below */
+  GstAmNetConfig net;
+  gchar *rtcp_address;
+  GstAmProtocol protocol;
+  GstCaps *caps;
+  guint rtcp_interval_ms, latency_ms;
+  gchar *trace_dir;
+
+  GstAmCcReceiver *cc;
+  GstAmTrace *rd, *stats_csv;
+  GHashTable *seqext;           /* ssrc -> GstAmSeqExt, when the sender's extension is absent */
+  guint32 own_ssrc;
+  GstStructure *stats;
+  GstClockID early_id;
+  gint64 last_early;
+};
+
+G_DEFINE_TYPE (GstAsmpSrc, gst_asmp_src, GST_TYPE_BIN);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (asmpsrc, "asmpsrc", GST_RANK_NONE,
+    GST_TYPE_ASMP_SRC, GST_DEBUG_CATEGORY_INIT (asmpsrc_debug, "asmpsrc", 0,
+        "adaptive multicast RTP receiver"));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
+
+/* ---- early reports (TFMCC feedback timer, ASMP eq. 20 above T_suspend) ---- */
+static gboolean
+early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
+{
+  GstAsmpSrc *self = data;
+  gboolean ok = FALSE, mine;
+
+  g_mutex_lock (&self->lock);
+  mine = self->early_id == id;
+  if (mine) {
+    gst_clock_id_unref (self->early_id);
+    self->early_id = NULL;
+    self->last_early = gst_am_now ();
+  }
+  g_mutex_unlock (&self->lock);
+  if (mine && self->session)
+    g_signal_emit_by_name (self->session, "send-rtcp-full", (guint64) 0, &ok);
+  return TRUE;
+}
+
+static void
+arm_early_locked (GstAsmpSrc * self, gint64 now)
+{
+  gint64 due = self->cc ? gst_am_cc_receiver_report_due (self->cc) : 0;
+  GstClock *clock;
+  gint64 wait;
+
+  if (due <= 0 || self->early_id || GST_STATE (self) != GST_STATE_PLAYING)
+    return;
+  wait = MAX (due - now, self->last_early + MIN_EARLY_GAP_NS - now);
+  clock = gst_system_clock_obtain ();
+  self->early_id = gst_clock_new_single_shot_id (clock,
+      gst_clock_get_time (clock) + MAX (wait, 0));
+  gst_clock_id_wait_async (self->early_id, early_cb, gst_object_ref (self), gst_object_unref);
+  gst_object_unref (clock);
+}
+
+static void
+disarm_early_locked (GstAsmpSrc * self)
+{
+  if (self->early_id) {
+    gst_clock_id_unschedule (self->early_id);
+    gst_clock_id_unref (self->early_id);
+    self->early_id = NULL;
+  }
+}
+
+/* ---- RTP arriving (udpsrc thread) ---- */
+static void
+process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now)
+{
+  GstAmRtpInfo info;
+  guint32 extseq;
+
+  if (!gst_am_rtp_read (buf, &info))
+    return;                     /* not RTP: rtpbin drops it */
+  g_mutex_lock (&self->lock);
+  if (info.has_extseq) {
+    extseq = info.extseq;
+  } else {
+    GstAmSeqExt *se = g_hash_table_lookup (self->seqext, GUINT_TO_POINTER (info.ssrc));
+    if (!se) {
+      se = g_new0 (GstAmSeqExt, 1);
+      g_hash_table_insert (self->seqext, GUINT_TO_POINTER (info.ssrc), se);
+    }
+    extseq = gst_am_seq_extend (se, info.seq);
+  }
+  gst_am_trace_rd (self->rd, now, gst_am_wide_id (info.ssrc, extseq), info.size);
+  if (self->cc) {
+    gst_am_cc_receiver_on_rtp (self->cc, now, &info);
+    arm_early_locked (self, now);
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+static GstPadProbeReturn
+rtp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstAsmpSrc *self = user_data;
+  gint64 now = gst_am_now ();
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    process_rtp (self, GST_PAD_PROBE_INFO_BUFFER (info), now);
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *l = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
+    guint i;
+    for (i = 0; i < gst_buffer_list_length (l); i++)
+      process_rtp (self, gst_buffer_list_get (l, i), now);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* ---- RTCP from the group ---- */
+static GstPadProbeReturn
+rtcp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstAsmpSrc *self = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint32 first = gst_am_rtcp_first_ssrc (buf);
+  guint members = 0;
+  gint64 now = gst_am_now ();
+
+  if (self->session)
+    g_object_get (self->session, "num-active-sources", &members, NULL);
+  g_mutex_lock (&self->lock);
+  /* our own RTCP looped back (shared socket, loop=true): not a collision, drop it */
+  if (first && first == self->own_ssrc) {
+    g_mutex_unlock (&self->lock);
+    return GST_PAD_PROBE_DROP;
+  }
+  if (self->cc) {
+    gst_am_cc_receiver_on_rtcp (self->cc, now, buf, self->own_ssrc, members);
+    arm_early_locked (self, now);
+  }
+  g_mutex_unlock (&self->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* ---- RTCP about to leave (rtpsession's RTCP thread) ---- */
+static gboolean
+on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer user_data)
+{
+  GstAsmpSrc *self = user_data;
+  gint64 now = gst_am_now ();
+  gboolean appended = FALSE;
+  GstStructure *stats = NULL;
+
+  g_mutex_lock (&self->lock);
+  self->own_ssrc = gst_am_rtcp_first_ssrc (buf);
+  if (self->cc) {
+    appended = gst_am_cc_receiver_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
+    if (!early) {
+      gdouble rate = 0, recv = 0, loss = 0, rtt = 0, jit = 0;
+      gboolean cong = FALSE;
+      stats = gst_am_cc_receiver_stats (self->cc, now);
+      gst_structure_get (stats, "rate-bps", G_TYPE_DOUBLE, &rate, "recv-bitrate",
+          G_TYPE_DOUBLE, &recv, "loss", G_TYPE_DOUBLE, &loss, "rtt-s", G_TYPE_DOUBLE, &rtt,
+          "jitter-s", G_TYPE_DOUBLE, &jit, "congested", G_TYPE_BOOLEAN, &cong, NULL);
+      gst_am_trace_printf (self->stats_csv, "%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%d\n",
+          now / 1e9, rate, recv, loss, rtt, jit, cong ? 1 : 0);
+      if (self->stats)
+        gst_structure_free (self->stats);
+      self->stats = gst_structure_copy (stats);
+    }
+  }
+  g_mutex_unlock (&self->lock);
+  if (stats)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), stats));
+  /* TRUE keeps an early packet that carries our report from being suppressed (AVPF) */
+  return appended;
+}
+
+static void
+on_pad_added (GstElement * rtpbin, GstPad * pad, gpointer user_data)
+{
+  GstAsmpSrc *self = user_data;
+
+  if (GST_PAD_DIRECTION (pad) != GST_PAD_SRC
+      || !g_str_has_prefix (GST_PAD_NAME (pad), "recv_rtp_src_"))
+    return;
+  /* the newest sender wins (a restarted sender has a new SSRC) */
+  GST_INFO_OBJECT (self, "stream pad %s", GST_PAD_NAME (pad));
+  gst_ghost_pad_set_target (GST_GHOST_PAD (self->srcpad), pad);
+}
+
+/* ---- properties ---- */
+static void
+gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  GstAsmpSrc *self = GST_ASMP_SRC (object);
+
+  g_mutex_lock (&self->lock);
+  switch (prop_id) {
+    case PROP_ADDRESS:
+      g_free (self->net.address);
+      self->net.address = g_value_dup_string (value);
+      break;
+    case PROP_PORT:
+      self->net.port = g_value_get_int (value);
+      break;
+    case PROP_MULTICAST_IFACE:
+      g_free (self->net.iface);
+      self->net.iface = g_value_dup_string (value);
+      break;
+    case PROP_RTCP_ADDRESS:
+      g_free (self->rtcp_address);
+      self->rtcp_address = g_value_dup_string (value);
+      break;
+    case PROP_TTL_MC:
+      self->net.ttl = g_value_get_int (value);
+      break;
+    case PROP_LOOP:
+      self->net.loop = g_value_get_boolean (value);
+      break;
+    case PROP_PROTOCOL:
+      self->protocol = g_value_get_enum (value);
+      break;
+    case PROP_CAPS:
+      gst_caps_replace (&self->caps, (GstCaps *) gst_value_get_caps (value));
+      if (!self->caps)
+        self->caps = gst_caps_from_string (DEFAULT_CAPS);
+      break;
+    case PROP_RTCP_INTERVAL:
+      self->rtcp_interval_ms = g_value_get_uint (value);
+      gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
+      break;
+    case PROP_LATENCY:
+      self->latency_ms = g_value_get_uint (value);
+      g_object_set (self->rtpbin, "latency", self->latency_ms, NULL);
+      break;
+    case PROP_TRACE_DIR:
+      g_free (self->trace_dir);
+      self->trace_dir = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstAsmpSrc *self = GST_ASMP_SRC (object);
+
+  g_mutex_lock (&self->lock);
+  switch (prop_id) {
+    case PROP_ADDRESS: g_value_set_string (value, self->net.address); break;
+    case PROP_PORT: g_value_set_int (value, self->net.port); break;
+    case PROP_MULTICAST_IFACE: g_value_set_string (value, self->net.iface); break;
+    case PROP_RTCP_ADDRESS: g_value_set_string (value, self->rtcp_address); break;
+    case PROP_TTL_MC: g_value_set_int (value, self->net.ttl); break;
+    case PROP_LOOP: g_value_set_boolean (value, self->net.loop); break;
+    case PROP_PROTOCOL: g_value_set_enum (value, self->protocol); break;
+    case PROP_CAPS: gst_value_set_caps (value, self->caps); break;
+    case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
+    case PROP_LATENCY: g_value_set_uint (value, self->latency_ms); break;
+    case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
+    case PROP_STATS:
+      if (self->stats)
+        g_value_set_boxed (value, self->stats);
+      else
+        g_value_take_boxed (value, gst_structure_new_empty ("asmpsrc-stats"));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+/* ---- state ---- */
+static gboolean
+start_locked (GstAsmpSrc * self)
+{
+  GstAmCcConfig cfg = { 0 };
+  GError *err = NULL;
+  gint clock_rate = 90000;
+  const gchar *rtcp_to = self->rtcp_address ? self->rtcp_address : self->net.address;
+
+  if (gst_caps_get_size (self->caps) > 0)
+    gst_structure_get_int (gst_caps_get_structure (self->caps, 0), "clock-rate", &clock_rate);
+  gst_am_net_setup_udpsrc (self->rtp_src, &self->net, self->net.port);
+  g_object_set (self->rtp_src, "caps", self->caps, NULL);
+  gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
+  gst_am_net_setup_udpsink (self->rtcp_sink, &self->net, rtcp_to, self->net.port + 1);
+  g_object_set (self->rtpbin, "latency", self->latency_ms, "rtp-profile",
+      self->protocol == GST_AM_PROTOCOL_TFMCC ? 3 /* AVPF */ : 1 /* AVP */ , NULL);
+  gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
+
+  cfg.protocol = self->protocol;
+  cfg.rtcp_interval_ms = self->rtcp_interval_ms;
+  cfg.clock_rate = clock_rate > 0 ? clock_rate : 90000;
+  self->cc = gst_am_cc_receiver_new (&cfg, gst_am_now (), gst_am_internal_ssrc (self->rtpbin));
+  self->last_early = 0;
+  if (self->trace_dir) {
+    self->rd = gst_am_trace_open (self->trace_dir, "rd.txt", NULL, &err);
+    if (self->rd)
+      self->stats_csv = gst_am_trace_open (self->trace_dir, "stats.csv",
+          "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested", &err);
+    if (!self->stats_csv) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, (NULL), ("%s", err->message));
+      g_clear_error (&err);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static void
+stop_locked (GstAsmpSrc * self)
+{
+  disarm_early_locked (self);
+  g_clear_pointer (&self->cc, gst_am_cc_receiver_free);
+  g_clear_pointer (&self->rd, gst_am_trace_close);
+  g_clear_pointer (&self->stats_csv, gst_am_trace_close);
+  g_hash_table_remove_all (self->seqext);
+  self->own_ssrc = 0;
+}
+
+static GstStateChangeReturn
+gst_asmp_src_change_state (GstElement * element, GstStateChange transition)
+{
+  GstAsmpSrc *self = GST_ASMP_SRC (element);
+  GstStateChangeReturn ret;
+
+  switch (transition) {
+    case GST_STATE_CHANGE_NULL_TO_READY:
+      g_mutex_lock (&self->lock);
+      if (!start_locked (self)) {
+        stop_locked (self);
+        g_mutex_unlock (&self->lock);
+        return GST_STATE_CHANGE_FAILURE;
+      }
+      g_mutex_unlock (&self->lock);
+      if (gst_element_set_state (self->rtcp_src, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE)
+        return GST_STATE_CHANGE_FAILURE;
+      gst_am_net_share_socket (self->rtcp_src, self->rtcp_sink);
+      break;
+    case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
+      g_mutex_lock (&self->lock);
+      disarm_early_locked (self);
+      gst_am_trace_flush (self->rd);
+      gst_am_trace_flush (self->stats_csv);
+      g_mutex_unlock (&self->lock);
+      break;
+    default:
+      break;
+  }
+  ret = GST_ELEMENT_CLASS (gst_asmp_src_parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
+    g_mutex_lock (&self->lock);
+    stop_locked (self);
+    g_mutex_unlock (&self->lock);
+  }
+  return ret;
+}
+
+static void
+gst_asmp_src_init (GstAsmpSrc * self)
+{
+  GstBin *bin = GST_BIN (self);
+  GstPad *pad;
+
+  g_mutex_init (&self->lock);
+  gst_am_net_config_init (&self->net);
+  self->protocol = GST_AM_PROTOCOL_ASMP;
+  self->caps = gst_caps_from_string (DEFAULT_CAPS);
+  self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
+  self->latency_ms = DEFAULT_LATENCY_MS;
+  self->seqext = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+
+  self->rtpbin = gst_am_make (bin, "rtpbin", "rtpbin");
+  self->rtp_src = gst_am_make (bin, "udpsrc", "rtp_src");
+  self->rtcp_src = gst_am_make (bin, "udpsrc", "rtcp_src");
+  self->rtcp_sink = gst_am_make (bin, "udpsink", "rtcp_sink");
+  self->srcpad = gst_ghost_pad_new_no_target_from_template ("src",
+      gst_static_pad_template_get (&src_template));
+  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
+  if (!self->rtpbin || !self->rtp_src || !self->rtcp_src || !self->rtcp_sink)
+    return;
+
+  g_signal_connect (self->rtpbin, "pad-added", G_CALLBACK (on_pad_added), self);
+  gst_element_link_pads (self->rtp_src, "src", self->rtpbin, "recv_rtp_sink_0");
+  gst_element_link_pads (self->rtcp_src, "src", self->rtpbin, "recv_rtcp_sink_0");
+  gst_element_link_pads (self->rtpbin, "send_rtcp_src_0", self->rtcp_sink, "sink");
+
+  pad = gst_element_get_static_pad (self->rtp_src, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+      rtp_in_probe, self, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (self->rtcp_src, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, rtcp_in_probe, self, NULL);
+  gst_object_unref (pad);
+
+  self->session = gst_am_internal_session (self->rtpbin);
+  if (self->session)
+    g_signal_connect (self->session, "on-sending-rtcp", G_CALLBACK (on_sending_rtcp), self);
+  gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
+}
+
+static void
+gst_asmp_src_finalize (GObject * object)
+{
+  GstAsmpSrc *self = GST_ASMP_SRC (object);
+
+  stop_locked (self);
+  if (self->session) {
+    g_signal_handlers_disconnect_by_data (self->session, self);
+    g_object_unref (self->session);
+  }
+  g_hash_table_destroy (self->seqext);
+  gst_am_net_config_clear (&self->net);
+  g_free (self->rtcp_address);
+  gst_clear_caps (&self->caps);
+  g_free (self->trace_dir);
+  if (self->stats)
+    gst_structure_free (self->stats);
+  g_mutex_clear (&self->lock);
+  G_OBJECT_CLASS (gst_asmp_src_parent_class)->finalize (object);
+}
+
+static void
+gst_asmp_src_class_init (GstAsmpSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  const GParamFlags rw_ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  gobject_class->set_property = gst_asmp_src_set_property;
+  gobject_class->get_property = gst_asmp_src_get_property;
+  gobject_class->finalize = gst_asmp_src_finalize;
+  element_class->change_state = gst_asmp_src_change_state;
+
+  props[PROP_ADDRESS] = g_param_spec_string ("address", "Address",
+      "Multicast group to join (or local unicast address to listen on); RTP on port, RTCP "
+      "on port + 1", GST_AM_DEFAULT_ADDRESS, rw_ready);
+  props[PROP_PORT] = g_param_spec_int ("port", "Port",
+      "RTP port (RTCP uses port + 1)", 1, 65534, GST_AM_DEFAULT_PORT, rw_ready);
+  props[PROP_MULTICAST_IFACE] = g_param_spec_string ("multicast-iface", "Multicast interface",
+      "Network interface to join the group on (NULL: the kernel's choice)", NULL, rw_ready);
+  props[PROP_RTCP_ADDRESS] = g_param_spec_string ("rtcp-address", "RTCP address",
+      "Where receiver reports go (port + 1); NULL: the address property (the group). Set it "
+      "to the sender's address for unicast", NULL, rw_ready);
+  props[PROP_TTL_MC] = g_param_spec_int ("ttl-mc", "Multicast TTL",
+      "TTL of the multicast RTCP this receiver sends (hops)", 0, 255, 1, rw_ready);
+  props[PROP_LOOP] = g_param_spec_boolean ("loop", "Multicast loop",
+      "Loop our multicast RTCP back to this host (needed when other receivers or the sender "
+      "share this network namespace; our own looped RTCP is dropped)", FALSE, rw_ready);
+  props[PROP_PROTOCOL] = g_param_spec_enum ("protocol", "Protocol",
+      "Congestion control: asmp, or tfmcc as the comparator (must match the sender)",
+      GST_TYPE_AM_PROTOCOL, GST_AM_PROTOCOL_ASMP, rw_ready);
+  props[PROP_CAPS] = g_param_spec_boxed ("caps", "Caps",
+      "RTP caps of the stream (default " DEFAULT_CAPS ")", GST_TYPE_CAPS, rw_ready);
+  props[PROP_RTCP_INTERVAL] = g_param_spec_uint ("rtcp-interval", "RTCP interval",
+      "Minimum RTCP interval (ms), given to rtpsession's rtcp-min-interval; one report and "
+      "one stats message per RTCP packet", 1, 600000, GST_AM_DEFAULT_RTCP_INTERVAL_MS,
+      rw_ready);
+  props[PROP_LATENCY] = g_param_spec_uint ("latency", "Latency",
+      "Jitterbuffer latency (ms)", 0, G_MAXUINT, DEFAULT_LATENCY_MS, rw_ready);
+  props[PROP_TRACE_DIR] = g_param_spec_string ("trace-dir", "Trace directory",
+      "Directory for rd.txt and stats.csv (docs/run-directory.md); NULL: no traces", NULL,
+      rw_ready);
+  props[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
+      "Last 'asmpsrc-stats' structure (see docs/elements.md)", GST_TYPE_STRUCTURE,
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (gobject_class, N_PROPS, props);
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "ASMP multicast RTP source",
+      "Source/Network/RTP", "Receives RTP from a multicast group and reports a TCP-friendly "
+      "rate to the sender in RTCP APP packets (ASMP, or TFMCC)",
+      "gst-amcast <gst-amcast@localhost>");
+}

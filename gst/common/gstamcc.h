@@ -1,0 +1,93 @@
+/* gstamcc.h - glue between the elements and lib/cc: translates RTCP buffers (gst_rtcp_buffer
+ * parsing, APP packets appended within the RTCP MTU) and RTP packet facts into lib/cc calls for
+ * ASMP or TFMCC, keeps counters, and builds the stats structures. No congestion-control
+ * arithmetic lives here. Not thread safe: the element serialises calls with its own lock.
+ * Times are wall-clock ns (gst_am_now()). */
+#ifndef GST_AM_CC_H
+#define GST_AM_CC_H
+#include <gst/gst.h>
+#include "gstamnet.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  GstAmProtocol protocol;
+  guint initial_bps, min_bps, max_bps;
+  guint rtcp_interval_ms;
+  guint clock_rate;               /* receiver: RTP clock rate of the stream */
+} GstAmCcConfig;
+
+typedef struct {
+  guint64 rtcp_in;                /* compound RTCP packets received (own loopback excluded) */
+  guint64 rtcp_malformed;         /* failed RTCP validation */
+  guint64 app_in;                 /* APP packets of our protocol */
+  guint64 app_malformed;          /* ours by name, but the payload did not decode */
+  guint64 app_foreign;            /* other names: ignored */
+  guint64 app_sent;               /* APP packets we appended */
+  guint64 app_no_room;            /* could not append: RTCP MTU reached */
+} GstAmCcCounters;
+
+/* ---- RTCP helpers (exposed for tests) ---- */
+/* Appends an APP packet (payload len a multiple of 4) to a compound RTCP buffer if the buffer's
+ * first packet is an SR or RR and it fits in the buffer's allocated size (the RTCP MTU). */
+gboolean gst_am_rtcp_append_app (GstBuffer * buf, guint8 subtype, guint32 ssrc,
+    const gchar name[4], const guint8 * data, gsize len);
+/* Bytes of APP payload that still fit after the packets already in buf (0 if none or if the
+ * buffer does not start with SR/RR). */
+gsize gst_am_rtcp_app_room (GstBuffer * buf);
+
+/* ---- sender ---- */
+typedef struct _GstAmCcSender GstAmCcSender;
+GstAmCcSender *gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now);
+void gst_am_cc_sender_free (GstAmCcSender * s);
+void gst_am_cc_sender_on_rtp_sent (GstAmCcSender * s, gint64 now, gsize bytes);
+/* A compound RTCP packet arrived from the group. */
+void gst_am_cc_sender_on_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf,
+    guint32 own_ssrc);
+/* rtpsession is about to send buf: append the sender APP. TRUE if one was appended. */
+gboolean gst_am_cc_sender_on_sending_rtcp (GstAmCcSender * s, gint64 now,
+    GstBuffer * buf, guint32 own_ssrc);
+/* The protocol's sending rate, bit/s, clamped to [min, max]. */
+guint gst_am_cc_sender_rate (GstAmCcSender * s, gint64 now);
+/* How often extra (early) RTCP should carry the sender APP; 0 = regular RTCP only. */
+gint64 gst_am_cc_sender_early_interval (GstAmCcSender * s);
+void gst_am_cc_sender_set_limits (GstAmCcSender * s, guint min_bps, guint max_bps);
+/* Fields: see docs/elements.md "asmpsink-stats". Also writes the rate.csv numbers. */
+GstStructure *gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps);
+const GstAmCcCounters *gst_am_cc_sender_counters (GstAmCcSender * s);
+
+/* ---- receiver ---- */
+typedef struct _GstAmCcReceiver GstAmCcReceiver;
+GstAmCcReceiver *gst_am_cc_receiver_new (const GstAmCcConfig * cfg, gint64 now,
+    guint32 own_ssrc);
+void gst_am_cc_receiver_free (GstAmCcReceiver * r);
+/* One RTP packet arrived (info from gst_am_rtp_read). */
+void gst_am_cc_receiver_on_rtp (GstAmCcReceiver * r, gint64 now, const GstAmRtpInfo * info);
+/* A compound RTCP packet arrived (sender SR + APP, or a peer's RR + APP). */
+void gst_am_cc_receiver_on_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer * buf,
+    guint32 own_ssrc, guint group_size);
+/* rtpsession is about to send buf: make the report and append the APP unless suppressed. */
+gboolean gst_am_cc_receiver_on_sending_rtcp (GstAmCcReceiver * r, gint64 now,
+    GstBuffer * buf, guint32 own_ssrc);
+/* When the receiver wants its next report sent early (wall ns), or 0 for the regular RTCP. */
+gint64 gst_am_cc_receiver_report_due (GstAmCcReceiver * r);
+GstStructure *gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now);
+const GstAmCcCounters *gst_am_cc_receiver_counters (GstAmCcReceiver * r);
+
+
+/* ---- internal: a bounds-checked walk over a compound RTCP buffer (shared by both sides) ---- */
+typedef struct {
+  void (*sender_report) (gpointer u, guint32 ssrc);
+  void (*report_block) (gpointer u, guint32 reporter, guint32 about, guint32 lsr,
+      guint32 dlsr);
+  void (*app) (gpointer u, guint32 ssrc, const gchar * name, guint8 subtype,
+      const guint8 * data, gsize len);
+  void (*bye) (gpointer u, guint32 ssrc);
+} GstAmRtcpVisitor;
+/* FALSE (and no callbacks) when the buffer is not valid RTCP. */
+gboolean gst_am_rtcp_walk (GstBuffer * buf, const GstAmRtcpVisitor * v, gpointer u);
+/* NTP middle 32 bits of a wall-clock time (for A in A - LSR - DLSR). */
+guint32 gst_am_ntp_mid32 (gint64 wall_ns);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,44 @@
+/* gstamenc.h - applies the congestion controller's target to the upstream video encoder, once
+ * per GOP: the target waits until the encoder outputs its next key frame. */
+#ifndef GST_AM_ENC_H
+#define GST_AM_ENC_H
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  GST_AM_ENC_NONE,        /* no encoder found */
+  GST_AM_ENC_X264,        /* x264enc "bitrate", kbit/s */
+  GST_AM_ENC_VP8,         /* vp8enc "target-bitrate", bit/s */
+  GST_AM_ENC_OPENH264,    /* openh264enc "bitrate", bit/s */
+  GST_AM_ENC_OTHER        /* unknown encoder: the app applies the target (bus message) */
+} GstAmEncKind;
+
+typedef struct {
+  GMutex lock;
+  GstElement *encoder;    /* ref */
+  GstAmEncKind kind;
+  GstPad *probe_pad;      /* encoder src pad carrying our probe */
+  gulong probe_id;
+  guint pending_bps;      /* 0 = nothing pending */
+  guint applied_bps;
+  guint64 applied_count;  /* times a target was applied */
+} GstAmEncoder;
+
+void gst_am_encoder_init (GstAmEncoder * e);
+void gst_am_encoder_clear (GstAmEncoder * e);
+GstAmEncKind gst_am_encoder_kind (GstElement * enc);
+const gchar *gst_am_encoder_kind_name (GstAmEncKind kind);
+/* Walks upstream from `pad` (a sink pad) past payloaders, queues, tees, parsers, capsfilters
+ * and other one-input elements to the first element whose class says Encoder. Returns a ref. */
+GstElement *gst_am_encoder_find_upstream (GstPad * pad);
+/* Attaches to enc (NULL: detach). The first target is applied at once (before any frame),
+ * later ones at key frames. */
+void gst_am_encoder_attach (GstAmEncoder * e, GstElement * enc, guint initial_bps);
+/* Asks for a new target; applied at the next key frame leaving the encoder. */
+void gst_am_encoder_set_target (GstAmEncoder * e, guint bps);
+/* Sets the encoder property with the right units; FALSE for kinds without one. */
+gboolean gst_am_encoder_apply (GstElement * enc, GstAmEncKind kind, guint bps);
+
+G_END_DECLS
+#endif

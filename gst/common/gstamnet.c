@@ -1,0 +1,258 @@
+/* gstamnet.c - rtpbin/udp plumbing and RTP header-extension glue shared by both elements. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "gstamnet.h"
+
+#include <gio/gio.h>
+#include <gst/rtp/gstrtpbuffer.h>
+#include <gst/rtp/gstrtcpbuffer.h>
+#include <string.h>
+
+GType
+gst_am_protocol_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_AM_PROTOCOL_ASMP, "ASMP (Adaptive Smooth Multicast Protocol)", "asmp"},
+    {GST_AM_PROTOCOL_TFMCC, "TFMCC (RFC 4654, comparator)", "tfmcc"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstAmProtocol", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+const gchar *
+gst_am_protocol_name (GstAmProtocol p)
+{
+  return p == GST_AM_PROTOCOL_TFMCC ? "tfmcc" : "asmp";
+}
+
+void
+gst_am_net_config_init (GstAmNetConfig * c)
+{
+  c->address = g_strdup (GST_AM_DEFAULT_ADDRESS);
+  c->port = GST_AM_DEFAULT_PORT;
+  c->iface = NULL;
+  c->ttl = 1;
+  c->loop = FALSE;
+}
+
+void
+gst_am_net_config_clear (GstAmNetConfig * c)
+{
+  g_clear_pointer (&c->address, g_free);
+  g_clear_pointer (&c->iface, g_free);
+}
+
+gboolean
+gst_am_address_is_multicast (const gchar * address)
+{
+  GInetAddress *a;
+  gboolean mc;
+
+  if (!address)
+    return FALSE;
+  a = g_inet_address_new_from_string (address);
+  if (!a)
+    return FALSE;
+  mc = g_inet_address_get_is_multicast (a);
+  g_object_unref (a);
+  return mc;
+}
+
+GstElement *
+gst_am_make (GstBin * bin, const gchar * factory, const gchar * name)
+{
+  GstElement *e = gst_element_factory_make (factory, name);
+
+  if (!e) {
+    GST_ELEMENT_ERROR (bin, CORE, MISSING_PLUGIN, (NULL),
+        ("element '%s' is missing (install gst-plugins-good)", factory));
+    return NULL;
+  }
+  gst_bin_add (bin, e);
+  return e;
+}
+
+void
+gst_am_net_setup_udpsrc (GstElement * udpsrc, const GstAmNetConfig * c, gint port)
+{
+  gboolean mc = gst_am_address_is_multicast (c->address);
+
+  g_object_set (udpsrc, "address", mc ? c->address : "0.0.0.0", "port", port,
+      "auto-multicast", mc, "reuse", TRUE, "loop", c->loop, NULL);
+  if (c->iface)
+    g_object_set (udpsrc, "multicast-iface", c->iface, NULL);
+}
+
+void
+gst_am_net_setup_udpsink (GstElement * udpsink, const GstAmNetConfig * c,
+    const gchar * host, gint port)
+{
+  g_object_set (udpsink, "host", host, "port", port, "sync", FALSE,
+      "async", FALSE, "auto-multicast", FALSE, "ttl-mc", c->ttl, "loop", c->loop, NULL);
+  if (c->iface)
+    g_object_set (udpsink, "multicast-iface", c->iface, NULL);
+}
+
+void
+gst_am_net_share_socket (GstElement * udpsrc, GstElement * udpsink)
+{
+  GSocket *sock = NULL;
+
+  g_object_get (udpsrc, "used-socket", &sock, NULL);
+  if (!sock)
+    return;
+  g_object_set (udpsink, "socket", sock, "close-socket", FALSE, NULL);
+  g_object_unref (sock);
+}
+
+GObject *
+gst_am_internal_session (GstElement * rtpbin)
+{
+  GObject *session = NULL;
+
+  g_signal_emit_by_name (rtpbin, "get-internal-session", 0, &session);
+  return session;
+}
+
+void
+gst_am_set_rtcp_interval (GstElement * rtpbin, guint ms)
+{
+  GObject *session = gst_am_internal_session (rtpbin);
+
+  if (!session)
+    return;
+  g_object_set (session, "rtcp-min-interval", (guint64) ms * GST_MSECOND, NULL);
+  g_object_unref (session);
+}
+
+guint32
+gst_am_internal_ssrc (GstElement * rtpbin)
+{
+  GObject *session = gst_am_internal_session (rtpbin);
+  guint ssrc = 0;
+
+  if (!session)
+    return 0;
+  g_object_get (session, "internal-ssrc", &ssrc, NULL);
+  g_object_unref (session);
+  return ssrc;
+}
+
+guint32
+gst_am_rtcp_first_ssrc (GstBuffer * buf)
+{
+  guint8 b[8];
+
+  /* every RTCP packet type starts with the sender's SSRC at offset 4 */
+  if (gst_buffer_extract (buf, 0, b, 8) != 8 || (b[0] >> 6) != 2)
+    return 0;
+  return GST_READ_UINT32_BE (b + 4);
+}
+
+gint64
+gst_am_now (void)
+{
+  return g_get_real_time () * 1000;
+}
+
+#define NTP_UNIX_OFFSET_S G_GUINT64_CONSTANT (2208988800)
+
+guint64
+gst_am_ntp64_from_unix_ns (gint64 ns)
+{
+  guint64 s = (guint64) (ns / 1000000000) + NTP_UNIX_OFFSET_S;
+  guint64 frac = ((guint64) (ns % 1000000000) << 32) / 1000000000;
+  return (s << 32) | frac;
+}
+
+gint64
+gst_am_unix_ns_from_ntp64 (guint64 ntp)
+{
+  gint64 s = (gint64) (ntp >> 32) - (gint64) NTP_UNIX_OFFSET_S;
+  gint64 frac = (gint64) (((ntp & 0xffffffff) * 1000000000) >> 32);
+  return s * 1000000000 + frac;
+}
+
+static gboolean
+stamp_mapped (GstRTPBuffer * rtp, gint64 now_ns, guint32 extseq)
+{
+  guint8 ntp[8], seq[4];
+
+  GST_WRITE_UINT64_BE (ntp, gst_am_ntp64_from_unix_ns (now_ns));
+  GST_WRITE_UINT32_BE (seq, extseq);
+  return gst_rtp_buffer_add_extension_onebyte_header (rtp, GST_AM_EXT_ID_NTP64, ntp, 8)
+      && gst_rtp_buffer_add_extension_onebyte_header (rtp, GST_AM_EXT_ID_EXTSEQ, seq, 4);
+}
+
+gboolean
+gst_am_rtp_stamp (GstBuffer ** buf, gint64 now_ns, guint32 extseq)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  gboolean ok;
+
+  *buf = gst_buffer_make_writable (*buf);
+  if (!gst_rtp_buffer_map (*buf, GST_MAP_READWRITE, &rtp))
+    return FALSE;
+  ok = stamp_mapped (&rtp, now_ns, extseq);
+  gst_rtp_buffer_unmap (&rtp);
+  return ok;
+}
+
+gboolean
+gst_am_rtp_read (GstBuffer * buf, GstAmRtpInfo * info)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  gpointer data;
+  guint size;
+
+  memset (info, 0, sizeof (*info));
+  /* gst_rtp_buffer_map validates version, padding and extension lengths */
+  if (!gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp))
+    return FALSE;
+  info->ssrc = gst_rtp_buffer_get_ssrc (&rtp);
+  info->seq = gst_rtp_buffer_get_seq (&rtp);
+  info->rtp_ts = gst_rtp_buffer_get_timestamp (&rtp);
+  info->pt = gst_rtp_buffer_get_payload_type (&rtp);
+  info->size = gst_buffer_get_size (buf);
+  if (gst_rtp_buffer_get_extension_onebyte_header (&rtp, GST_AM_EXT_ID_NTP64, 0,
+          &data, &size) && size == 8) {
+    info->has_send_time = TRUE;
+    info->send_time_ns = gst_am_unix_ns_from_ntp64 (GST_READ_UINT64_BE (data));
+  }
+  if (gst_rtp_buffer_get_extension_onebyte_header (&rtp, GST_AM_EXT_ID_EXTSEQ, 0,
+          &data, &size) && size == 4) {
+    info->has_extseq = TRUE;
+    info->extseq = GST_READ_UINT32_BE (data);
+  }
+  gst_rtp_buffer_unmap (&rtp);
+  return TRUE;
+}
+
+guint32
+gst_am_seq_extend (GstAmSeqExt * s, guint16 seq)
+{
+  guint32 cand;
+  gint32 diff;
+
+  if (!s->init) {
+    s->init = TRUE;
+    s->last = seq;
+    return seq;
+  }
+  /* the candidate closest to the last value (|diff| < 2^15) */
+  cand = (s->last & 0xffff0000u) | seq;
+  diff = (gint32) (cand - s->last);
+  if (diff > 32768)
+    cand -= 65536;
+  else if (diff < -32768)
+    cand += 65536;
+  if ((gint32) (cand - s->last) > 0)
+    s->last = cand;
+  return cand;
+}

@@ -1,0 +1,91 @@
+/* gstamnet.h - rtpbin + udpsrc/udpsink plumbing shared by asmpsink and asmpsrc: multicast
+ * sockets, the shared RTCP socket, RTCP loop filtering, the RTCP interval, wall-clock time and
+ * the RTP header extensions that carry the sender's time and extended sequence number. */
+#ifndef GST_AM_NET_H
+#define GST_AM_NET_H
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+#define GST_AM_DEFAULT_ADDRESS "239.1.2.3"
+#define GST_AM_DEFAULT_PORT 5004
+#define GST_AM_DEFAULT_RTCP_INTERVAL_MS 1000
+/* One-byte RTP header extension ids (RFC 8285) written by asmpsink, read by asmpsrc. */
+#define GST_AM_EXT_ID_NTP64 1   /* urn:ietf:params:rtp-hdrext:ntp-64 (RFC 6051), send time */
+#define GST_AM_EXT_ID_EXTSEQ 2  /* urn:gst-amcast:extseq, 32-bit extended sequence number */
+#define GST_AM_EXT_URI_NTP64 "urn:ietf:params:rtp-hdrext:ntp-64"
+#define GST_AM_EXT_URI_EXTSEQ "urn:gst-amcast:extseq"
+
+typedef enum {
+  GST_AM_PROTOCOL_ASMP = 0,
+  GST_AM_PROTOCOL_TFMCC = 1,
+} GstAmProtocol;
+#define GST_TYPE_AM_PROTOCOL (gst_am_protocol_get_type ())
+GType gst_am_protocol_get_type (void);
+const gchar *gst_am_protocol_name (GstAmProtocol p);
+
+/* Network settings common to both elements. */
+typedef struct {
+  gchar *address;        /* RTP destination / group */
+  gint port;             /* RTP port; RTCP is port + 1 */
+  gchar *iface;          /* multicast-iface, may be NULL */
+  gint ttl;              /* multicast TTL */
+  gboolean loop;         /* IP_MULTICAST_LOOP */
+} GstAmNetConfig;
+
+void gst_am_net_config_init (GstAmNetConfig * c);
+void gst_am_net_config_clear (GstAmNetConfig * c);
+gboolean gst_am_address_is_multicast (const gchar * address);
+
+/* Make a named child element or post an error on `bin` and return NULL. */
+GstElement *gst_am_make (GstBin * bin, const gchar * factory, const gchar * name);
+/* udpsrc listening on cfg->address (joins it when multicast; binds 0.0.0.0 otherwise). */
+void gst_am_net_setup_udpsrc (GstElement * udpsrc, const GstAmNetConfig * c, gint port);
+/* udpsink sending to host:port (no sync, no join: the udpsrc joins). */
+void gst_am_net_setup_udpsink (GstElement * udpsink, const GstAmNetConfig * c,
+    const gchar * host, gint port);
+/* After NULL->READY: make the RTCP udpsink send from the RTCP udpsrc's socket (as RIST does),
+ * so peers see one address per participant. */
+void gst_am_net_share_socket (GstElement * udpsrc, GstElement * udpsink);
+
+/* rtpbin session 0 helpers. */
+GObject *gst_am_internal_session (GstElement * rtpbin);      /* RTPSession, ref'd */
+void gst_am_set_rtcp_interval (GstElement * rtpbin, guint ms);
+guint32 gst_am_internal_ssrc (GstElement * rtpbin);
+/* SSRC of the first packet of a compound RTCP buffer, 0 if unreadable. */
+guint32 gst_am_rtcp_first_ssrc (GstBuffer * buf);
+
+/* Wall clock (CLOCK_REALTIME) in ns: traces, sender stamps and the RTCP NTP times all use it, so
+ * one machine's sender and receivers agree. */
+gint64 gst_am_now (void);
+guint64 gst_am_ntp64_from_unix_ns (gint64 ns);
+gint64 gst_am_unix_ns_from_ntp64 (guint64 ntp);
+
+/* Adds the NTP-64 send time and the extended sequence number to an RTP buffer (made writable;
+ * *buf may be replaced). Returns FALSE if it is not an RTP packet. */
+gboolean gst_am_rtp_stamp (GstBuffer ** buf, gint64 now_ns, guint32 extseq);
+
+typedef struct {
+  guint32 ssrc;
+  guint16 seq;
+  guint32 rtp_ts;
+  guint8 pt;
+  gsize size;             /* whole RTP packet, bytes */
+  gboolean has_send_time;
+  gint64 send_time_ns;    /* sender's wall clock */
+  gboolean has_extseq;
+  guint32 extseq;
+} GstAmRtpInfo;
+/* Reads the header fields and our extensions; FALSE if not a valid RTP packet. */
+gboolean gst_am_rtp_read (GstBuffer * buf, GstAmRtpInfo * info);
+
+/* Extends 16-bit sequence numbers to 32 bits (RFC 3550 A.1 cycle counting, tolerant of
+ * reordering); used where the extension is absent. */
+typedef struct {
+  gboolean init;
+  guint32 last;
+} GstAmSeqExt;
+guint32 gst_am_seq_extend (GstAmSeqExt * s, guint16 seq);
+
+G_END_DECLS
+#endif

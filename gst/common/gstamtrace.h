@@ -1,0 +1,63 @@
+/* gstamtrace.h - EvalVid-compatible traces (docs/run-directory.md): sd.txt / rd.txt packet
+ * dumps with a wide packet id, the CSV state files, and frame typing from RTP payloads. */
+#ifndef GST_AM_TRACE_H
+#define GST_AM_TRACE_H
+#include <gst/gst.h>
+#include <stdio.h>
+
+G_BEGIN_DECLS
+
+/* A line-buffered text file; every write is complete lines so a killed process leaves whole
+ * lines behind. All functions accept NULL (tracing off). */
+typedef struct {
+  FILE *f;
+  gchar *path;
+} GstAmTrace;
+
+/* Creates dir (with parents) and dir/name; writes header (may be NULL). NULL + error on failure. */
+GstAmTrace *gst_am_trace_open (const gchar * dir, const gchar * name,
+    const gchar * header, GError ** error);
+void gst_am_trace_close (GstAmTrace * t);
+void gst_am_trace_flush (GstAmTrace * t);
+void gst_am_trace_printf (GstAmTrace * t, const gchar * fmt, ...) G_GNUC_PRINTF (2, 3);
+
+/* Wide packet id: (SSRC << 32) | extended sequence number. */
+static inline guint64
+gst_am_wide_id (guint32 ssrc, guint32 extseq)
+{
+  return ((guint64) ssrc << 32) | extseq;
+}
+
+/* sd.txt: TIME id N udp SIZE FRAME TYPE; rd.txt: TIME id N udp SIZE. */
+void gst_am_trace_sd (GstAmTrace * t, gint64 wall_ns, guint64 id, gsize size,
+    guint64 frame, gchar type);
+void gst_am_trace_rd (GstAmTrace * t, gint64 wall_ns, guint64 id, gsize size);
+
+/* Frame numbering and typing at the sender: a new RTP timestamp starts a new frame (FRAME is
+ * 0-based); TYPE comes from the payload: H.264 (RFC 6184) IDR -> I, other slices -> P/B by
+ * slice_type, parameter sets / SEI only -> H; VP8 (RFC 7741) key-frame bit -> I or P. */
+typedef enum {
+  GST_AM_CODEC_OTHER, GST_AM_CODEC_H264, GST_AM_CODEC_VP8
+} GstAmCodec;
+GstAmCodec gst_am_codec_from_caps (const GstCaps * caps);
+
+typedef struct {
+  GstAmCodec codec;
+  gboolean started;
+  guint32 rtp_ts;
+  guint64 frame;
+  gchar frame_type;       /* type of the current frame's slices so far, 0 = none yet */
+} GstAmFramer;
+
+void gst_am_framer_init (GstAmFramer * fr, GstAmCodec codec);
+/* Feeds one RTP packet's timestamp and payload; returns the packet's TYPE and sets *frame. */
+gchar gst_am_framer_packet (GstAmFramer * fr, guint32 rtp_ts, const guint8 * payload,
+    gsize len, guint64 * frame);
+
+/* Type of an H.264 RTP payload (single NAL, STAP-A, FU-A start), 0 when it has no slice start
+ * and no parameter set (continuation fragment); exposed for tests. */
+gchar gst_am_h264_payload_type (const guint8 * p, gsize len);
+gchar gst_am_vp8_payload_type (const guint8 * p, gsize len);
+
+G_END_DECLS
+#endif

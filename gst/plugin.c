@@ -1,0 +1,22 @@
+/* plugin.c - registers the gst-amcast elements (plugin "amcast", library gstamcast). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <gst/gst.h>
+#include "asmpsink/gstasmpsink.h"
+#include "asmpsrc/gstasmpsrc.h"
+
+static gboolean
+plugin_init (GstPlugin * plugin)
+{
+  gboolean ret = FALSE;
+
+  ret |= GST_ELEMENT_REGISTER (asmpsink, plugin);
+  ret |= GST_ELEMENT_REGISTER (asmpsrc, plugin);
+  return ret;
+}
+
+#define PACKAGE "gst-amcast"
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, amcast,
+    "Adaptive multicast video: ASMP (and TFMCC) over RTP/RTCP",
+    plugin_init, "0.1.0", "LGPL", "gst-amcast", "https://localhost/gst-amcast")
