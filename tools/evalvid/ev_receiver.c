@@ -50,7 +50,7 @@ void ev_receiver_free(ev_receiver *r)
 static void put_time(FILE *out, double v)
 {
   if (isnan(v) || isinf(v)) fputc(',', out);
-  else fprintf(out, ",%.6f", v);
+  else fprintf(out, ",%.6f", fabs(v) < 5e-7 ? 0.0 : v);   /* no "-0.000000" */
 }
 
 void ev_frames_write_csv(FILE *out, const ev_frame *f, size_t n)

@@ -1,0 +1,202 @@
+"""Tables, plots and report.md for evalvid-run (reporting only; the numbers come from the C tools)."""
+import csv, math, os
+
+
+def _fmt(v, nd=2):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return '-'
+    return f'{v:.{nd}f}' if isinstance(v, float) else str(v)
+
+
+RX_COLS = ['receiver', 'frames', 'frames_lost', 'frame_loss_pct', 'frames_lost_I', 'frames_lost_P',
+           'frames_lost_B', 'frames_lost_H', 'packets', 'packets_lost', 'packet_loss_pct', 'duplicates',
+           'frames_late', 'frames_never_shown', 'slots_frozen', 'delay_mean_s', 'delay_min_s',
+           'delay_max_s', 'jitter_mean_abs_s', 'cumjitter_max_s', 'cumjitter_last_s', 'throughput_bps',
+           'bottleneck_bps', 'fair_share_pct',
+           'psnr_mean_db_y', 'psnr_mean_db_u', 'psnr_mean_db_v', 'psnr_mean_db_avg', 'psnr_mean_db_min',
+           'psnr_mse_db_y', 'psnr_mse_db_avg', 'ssim_mean_y', 'ssim_mean_all',
+           'mos_mean', 'mos5_pct', 'mos4_pct', 'mos3_pct', 'mos2_pct', 'mos1_pct', 'miv_worst_pct']
+
+
+def write_tables(rep, s):
+    with open(os.path.join(rep, 'receivers.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(RX_COLS)
+        for r in s['receivers']:
+            w.writerow(['' if r.get(c) is None else r.get(c) for c in RX_COLS])
+    with open(os.path.join(rep, 'fairness.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['kind', 'name', 'throughput_bps', 'fair_share_pct'])
+        for r in s['receivers']:
+            w.writerow(['multicast-receiver', r['receiver'], r['throughput_bps'], _fmt(r.get('fair_share_pct'), 3)])
+        for n, fl in s['flows'].items():
+            w.writerow(['competing-flow', n, fl['throughput_bps'], _fmt(fl.get('fair_share_pct'), 3)])
+        fa = s['fairness']
+        w.writerow(['jain-index', 'all', _fmt(fa['jain_all'], 4), _fmt(fa['jain_fair_share'], 4)])
+
+
+def _read(path):
+    if not os.path.isfile(path):
+        return []
+    with open(path, newline='') as f:
+        return list(csv.DictReader(f))
+
+
+def _num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float('nan')
+
+
+def write_plots(rep, runp, s):
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    names = [r['receiver'] for r in s['receivers']]
+
+    # rate over time: sender state, what each receiver got, competing flows
+    fig, ax = plt.subplots(figsize=(9, 4))
+    rate = _read(os.path.join(runp, 'sender', 'rate.csv'))
+    if rate:
+        t0 = _num(rate[0]['time_s'])
+        t = [_num(r['time_s']) - t0 for r in rate]
+        ax.plot(t, [_num(r['target_bps']) / 1e3 for r in rate], label='sender target', lw=2)
+        ax.plot(t, [_num(r['sent_bps']) / 1e3 for r in rate], label='sender sent', ls='--')
+    for n in names:
+        rr = _read(os.path.join(rep, f'{n}.rate.csv'))
+        ax.plot([_num(r['time_s']) for r in rr], [_num(r['recv_bps']) / 1e3 for r in rr], label=f'{n} received')
+        st = _read(os.path.join(runp, f'rx-{n}', 'stats.csv'))
+        if st:
+            t0 = _num(st[0]['time_s'])
+            ax.plot([_num(r['time_s']) - t0 for r in st], [_num(r['rate_bps']) / 1e3 for r in st], ls=':',
+                    label=f'{n} computed rate')
+    for n, fl in s['flows'].items():
+        rows = fl['rows']
+        if len(rows) > 1:
+            t0 = _num(rows[0]['time_s'])
+            dt = (_num(rows[-1]['time_s']) - t0) / (len(rows) - 1)
+            ax.plot([_num(r['time_s']) - t0 for r in rows], [8 * _num(r['bytes']) / dt / 1e3 for r in rows],
+                    label=f'flow {n}', alpha=.7)
+    ax.set_xlabel('time (s)'); ax.set_ylabel('kbit/s'); ax.set_title('Rate over time')
+    ax.grid(alpha=.3); ax.legend(fontsize=7)
+    fig.tight_layout(); fig.savefig(os.path.join(rep, 'rate.png'), dpi=100); plt.close(fig)
+
+    if s['video']:
+        fig, ax = plt.subplots(figsize=(9, 4))
+        enc = _read(os.path.join(rep, 'encoded.psnr.csv'))
+        ax.plot([_num(r['frame']) for r in enc], [_num(r['psnr_y']) for r in enc], label='encoded (no network)',
+                color='k', lw=.8)
+        for n in names:
+            p = _read(os.path.join(rep, f'{n}.psnr.csv'))
+            ax.plot([_num(r['frame']) for r in p], [_num(r['psnr_y']) for r in p], label=n, lw=.8)
+        for y in (20, 25, 31, 37):
+            ax.axhline(y, color='grey', lw=.5, ls=':')
+        ax.set_xlabel('frame'); ax.set_ylabel('PSNR Y (dB, cap 100)'); ax.set_title('PSNR per frame')
+        ax.grid(alpha=.3); ax.legend(fontsize=7)
+        fig.tight_layout(); fig.savefig(os.path.join(rep, 'psnr.png'), dpi=100); plt.close(fig)
+
+        fig, ax = plt.subplots(figsize=(7, 4))
+        width = .8 / max(1, len(names))
+        for i, r in enumerate(s['receivers']):
+            ax.bar([c + i * width - .4 + width / 2 for c in range(1, 6)],
+                   [r.get(f'mos{c}_pct') or 0 for c in range(1, 6)], width, label=r['receiver'])
+        ax.set_xticks(range(1, 6)); ax.set_xticklabels(['1 bad', '2 poor', '3 fair', '4 good', '5 excellent'])
+        ax.set_ylabel('% of frames'); ax.set_title('MOS distribution'); ax.legend(fontsize=7)
+        fig.tight_layout(); fig.savefig(os.path.join(rep, 'mos.png'), dpi=100); plt.close(fig)
+
+    for key, fname, title, ylabel in (('delay_s', 'delay.png', 'End-to-end delay per frame', 'ms'),
+                                      ('cumjitter_s', 'cumjitter.png', 'Cumulative jitter (eq. 4)', 'ms')):
+        fig, ax = plt.subplots(figsize=(9, 4))
+        for n in names:
+            fr = _read(os.path.join(rep, f'{n}.frames.csv'))
+            ax.plot([_num(r['frame']) for r in fr], [1e3 * _num(r[key]) for r in fr], label=n, lw=.8)
+        if key == 'delay_s' and s['playout_delay_ms'] is not None:
+            ax.axhline(s['playout_delay_ms'], color='r', ls='--', lw=.8, label='play-out delay')
+        ax.set_xlabel('frame'); ax.set_ylabel(ylabel); ax.set_title(title); ax.grid(alpha=.3)
+        ax.legend(fontsize=7)
+        fig.tight_layout(); fig.savefig(os.path.join(rep, fname), dpi=100); plt.close(fig)
+
+
+def summary_table(s):
+    hdr = (f'{"receiver":<10} {"frames":>6} {"loss%":>6} {"lostI/P":>8} {"late":>5} {"frozen":>6} '
+           f'{"delay ms":>13} {"cumjit ms":>9} {"kbit/s":>8} {"fair%":>6} {"PSNR-Y":>7} {"SSIM":>6} '
+           f'{"MOS":>5} {"miv%":>5}')
+    lines = [f'evalvid-run: {s["run"]}  play-out delay: '
+             f'{"none" if s["playout_delay_ms"] is None else str(s["playout_delay_ms"]) + " ms"}', hdr]
+    if s['encoded']:
+        e = s['encoded']
+        lines.append(f'{"(encoded)":<10} {"":>6} {"":>6} {"":>8} {"":>5} {"":>6} {"":>13} {"":>9} {"":>8} {"":>6} '
+                     f'{_fmt(e.get("psnr_mean_db_y")):>7} {_fmt(e.get("ssim_mean_y"), 3):>6} '
+                     f'{_fmt(e.get("mos_mean")):>5} {"":>5}')
+    for r in s['receivers']:
+        d = f'{_fmt(1e3 * r["delay_mean_s"] if r["delay_mean_s"] is not None else None, 0)}/' \
+            f'{_fmt(1e3 * r["delay_max_s"] if r["delay_max_s"] is not None else None, 0)}'
+        lines.append(
+            f'{r["receiver"]:<10} {int(r["frames"]):>6} {_fmt(r["frame_loss_pct"]):>6} '
+            f'{int(r["frames_lost_I"])}/{int(r["frames_lost_P"]):<4} {int(r["frames_late"]):>5} '
+            f'{int(r["slots_frozen"]):>6} {d:>13} {_fmt(1e3 * r["cumjitter_max_s"], 1):>9} '
+            f'{_fmt(r["throughput_bps"] / 1e3, 0):>8} {_fmt(r.get("fair_share_pct"), 0):>6} '
+            f'{_fmt(r.get("psnr_mean_db_y")):>7} {_fmt(r.get("ssim_mean_y"), 3):>6} '
+            f'{_fmt(r.get("mos_mean")):>5} {_fmt(r.get("miv_worst_pct"), 0):>5}')
+    fa = s['fairness']
+    lines.append(f'Jain index (receivers + {len(s["flows"])} competing flows): {_fmt(fa["jain_all"], 3)}; '
+                 f'over shares of the fair bandwidth: {_fmt(fa["jain_fair_share"], 3)}')
+    return '\n'.join(lines)
+
+
+def write_markdown(rep, s):
+    m = s['meta']
+    L = ['# Evaluation report', '',
+         f'Run: `{s["run"]}`  ',
+         f'Scenario: {m.get("scenario", "-")}, protocol: {m.get("protocol", "-")}, '
+         f'duration: {m.get("duration_s", "-")} s  ',
+         f'Play-out delay: {"none" if s["playout_delay_ms"] is None else str(s["playout_delay_ms"]) + " ms"}', '',
+         '## Per receiver', '', '```', summary_table(s), '```', '',
+         'Columns: frame loss (a frame with any lost packet is lost), lost I/P frames, frames that '
+         'arrived after their play-out slot, slots that did not show their own frame (freeze or '
+         'black), end-to-end frame delay mean/max, maximum cumulative jitter (papers/002 eq. 4), '
+         'received throughput, share of the fair bandwidth (bottleneck / flows on it), mean of the '
+         'per-frame luma PSNR (dB, identical frames count 100 dB), mean luma SSIM, mean MOS '
+         '(ITU-R table), worst 25-frame miv window.', '']
+    if s['video']:
+        L += ['## Quality', '', '| receiver | PSNR Y mean dB | PSNR avg mean dB | PSNR Y of mean MSE | '
+              'PSNR avg of mean MSE | min dB | SSIM Y | SSIM all | MOS | 5 % | 4 % | 3 % | 2 % | 1 % |',
+              '|' + '---|' * 14]
+        rows = ([dict(receiver='(encoded)', **s['encoded'])] if s['encoded'] else []) + s['receivers']
+        for r in rows:
+            L.append('| ' + ' | '.join([r['receiver']] + [_fmt(r.get(k), nd) for k, nd in (
+                ('psnr_mean_db_y', 2), ('psnr_mean_db_avg', 2), ('psnr_mse_db_y', 2), ('psnr_mse_db_avg', 2),
+                ('psnr_mean_db_min', 2), ('ssim_mean_y', 4), ('ssim_mean_all', 4), ('mos_mean', 2),
+                ('mos5_pct', 1), ('mos4_pct', 1), ('mos3_pct', 1), ('mos2_pct', 1), ('mos1_pct', 1))]) + ' |')
+        L += ['', '"Mean dB" is the mean of per-frame values (EvalVid); "of mean MSE" is what FFmpeg\'s '
+              'psnr filter prints as its summary. The encoded row is the sent stream decoded without '
+              'network: the loss of quality due to coding alone.', '']
+    L += ['## Network', '', '| receiver | packets | lost | loss % | dup | delay mean ms | delay max ms | '
+          'mean abs jitter ms | max cum. jitter ms | kbit/s |', '|' + '---|' * 10]
+    for r in s['receivers']:
+        L.append(f'| {r["receiver"]} | {int(r["packets"])} | {int(r["packets_lost"])} | '
+                 f'{_fmt(r["packet_loss_pct"])} | {int(r["duplicates"])} | {_fmt(1e3 * r["delay_mean_s"], 1)} | '
+                 f'{_fmt(1e3 * r["delay_max_s"], 1)} | {_fmt(1e3 * r["jitter_mean_abs_s"], 2)} | '
+                 f'{_fmt(1e3 * r["cumjitter_max_s"], 1)} | {_fmt(r["throughput_bps"] / 1e3, 1)} |')
+    fa = s['fairness']
+    L += ['', '## Fairness', '',
+          f'Flows on the bottleneck: {fa["flows_on_bottleneck"]} (the multicast stream + '
+          f'{len(s["flows"])} competing). Jain\'s index over the throughputs of the receivers and '
+          f'flows: {_fmt(fa["jain_all"], 4)}; over their shares of the fair bandwidth: '
+          f'{_fmt(fa["jain_fair_share"], 4)}.', '']
+    if s['flows']:
+        L += ['| flow | kbit/s | % of fair share |', '|---|---|---|']
+        for n, fl in s['flows'].items():
+            L.append(f'| {n} | {_fmt((fl["throughput_bps"] or 0) / 1e3, 1)} | {_fmt(fl.get("fair_share_pct"), 1)} |')
+        L.append('')
+    L += ['## Plots', '']
+    for p, t in (('rate.png', 'Rate over time'), ('psnr.png', 'PSNR per frame'), ('mos.png', 'MOS distribution'),
+                 ('delay.png', 'End-to-end delay'), ('cumjitter.png', 'Cumulative jitter')):
+        if os.path.isfile(os.path.join(rep, p)):
+            L.append(f'![{t}]({p})')
+    L += ['', 'Tables: receivers.csv, fairness.csv, NAME.frames.csv (per frame: status, delay, jitter, '
+          'shown frame), NAME.psnr.csv (per frame PSNR/MSE/SSIM), NAME.rate.csv, encoded.psnr.csv. '
+          'Definitions: docs/evalvid.md.', '']
+    with open(os.path.join(rep, 'report.md'), 'w') as f:
+        f.write('\n'.join(L))
