@@ -24,6 +24,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->t_rand = 0;
   p->lambda = 0;
   p->max_receivers = 65536;
+  p->recv_rate_cap = 2.0;
 }
 
 static int
@@ -44,6 +45,8 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
       || !in01 (p->gamma_unloaded) || !in01 (p->gamma_congested))
     return AMCC_ERR_PARAM;
   if (!(p->similarity >= 0 && p->similarity < 1) || !(p->ci_margin_s >= 0) || isnan (p->lambda))
+    return AMCC_ERR_PARAM;
+  if (!(p->recv_rate_cap >= 0) || !isfinite (p->recv_rate_cap))
     return AMCC_ERR_PARAM;
   if (p->receiver_timeout <= 0 || p->t_suspend <= 0 || p->t_rand < 0 || p->max_receivers == 0)
     return AMCC_ERR_PARAM;
@@ -132,21 +135,27 @@ amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp
   amcc_ci_state ci = amcc_cumjitter_assess (&rx->cj);                           /* eq. 18 */
   double gamma = amcc_ci_gamma (ci, rx->p.gamma_unloaded, rx->p.gamma_congested); /* eq. 19 */
 
+  double secs = rx->iv_start != AMCC_TIME_NONE ? amcc_time_to_s (now - rx->iv_start) : 0;
+  double recv = secs > 0 ? (double) rx->iv_bytes / secs : 0;    /* bytes/s this interval */
   if (!rx->have_rate) {
     /* first report: start from the rate actually received, else the configured initial rate */
-    double secs = rx->iv_start != AMCC_TIME_NONE ? amcc_time_to_s (now - rx->iv_start) : 0;
-    double recv = secs > 0 ? (double) rx->iv_bytes / secs : 0;
     rx->rate_Bps = clamp (recv > 0 ? recv : rx->p.initial_rate_bps / 8.0, lo, hi);
     rx->have_rate = 1;
   }
-  double r_prev = rx->rate_Bps, r_inst = r_prev;
+  double r_prev = rx->rate_Bps, r = r_prev;     /* no packet in the interval: no information */
   if (rx->mean_pkt > 0 && iv.lost > 0)
-    r_inst = amcc_pftk_rate (rx->mean_pkt, rtt, l);                             /* eq. 12 */
+    r = rate_smooth (amcc_pftk_rate (rx->mean_pkt, rtt, l), r_prev, gamma);    /* eq. 12, 14 */
   else if (rx->mean_pkt > 0 && iv.received > 0)
-    r_inst = rate_no_loss (r_prev, rx->mean_pkt, rtt);                          /* eq. 13 */
-  double r = rate_smooth (r_inst, r_prev, gamma);                               /* eq. 14 */
+    r = rate_smooth (rate_no_loss (r_prev, rx->mean_pkt, rtt), r_prev, gamma); /* eq. 13, 14 */
   if (!isfinite (r))
     r = r_prev;
+  /* Deviation (param recv_rate_cap, 0 = off): eq. 13 adds a packet per RTT to the receiver's own
+   * previous estimate even when the sender is held far below it by another receiver, so after
+   * that receiver leaves the group rate would jump to an unbounded value. Capping at a multiple
+   * of the rate actually received (as TFRC/TFMCC do) keeps the paper's intended smooth recovery
+   * (papers/000 4.4, late join). */
+  if (rx->p.recv_rate_cap > 0 && recv > 0 && r > rx->p.recv_rate_cap * recv)
+    r = rx->p.recv_rate_cap * recv;
   rx->rate_Bps = clamp (r, lo, hi);
 
   amcc_asmp_report rep;

@@ -31,6 +31,10 @@ typedef struct amcc_asmp_params {
   amcc_time t_rand;          /* eq. 20 window T_rand (0 = t_suspend) */
   double lambda;             /* eq. 20 lambda (0 = ln(N) + 1 from the group size) */
   uint32_t max_receivers;    /* sender table bound (65536) */
+  double recv_rate_cap;      /* receiver: rate <= this x the rate received in the interval
+                                (2.0; 0 = off, the paper's literal eq. 13 which lets a receiver
+                                that is not the bottleneck grow without bound while another
+                                holds the sender down; see asmp_receiver.c) */
 } amcc_asmp_params;
 
 void amcc_asmp_params_init (amcc_asmp_params *p);
