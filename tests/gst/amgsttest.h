@@ -1,0 +1,178 @@
+/* amgsttest.h - small helpers shared by the element tests: free loopback ports, UDP send,
+ * RTCP capture through pad probes, RTP/RTCP packet builders. Only 127.0.0.1 is used. */
+#ifndef AMGSTTEST_H
+#define AMGSTTEST_H
+#include <gio/gio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/check/gsttestclock.h>
+#include <gst/rtp/gstrtpbuffer.h>
+#include <gst/rtp/gstrtcpbuffer.h>
+
+/* An even port P with P and P + 1 free on 127.0.0.1 (UDP). */
+static inline gint
+amt_free_port_pair (void)
+{
+  gint tries;
+
+  for (tries = 0; tries < 200; tries++) {
+    gint p = g_random_int_range (20000, 60000) & ~1;
+    GSocket *a = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM, 0, NULL);
+    GSocket *b = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM, 0, NULL);
+    GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+    GSocketAddress *sa = g_inet_socket_address_new (lo, p);
+    GSocketAddress *sb = g_inet_socket_address_new (lo, p + 1);
+    gboolean ok = g_socket_bind (a, sa, FALSE, NULL) && g_socket_bind (b, sb, FALSE, NULL);
+    g_object_unref (a);
+    g_object_unref (b);
+    g_object_unref (sa);
+    g_object_unref (sb);
+    g_object_unref (lo);
+    if (ok)
+      return p;
+  }
+  return 0;
+}
+
+/* Sends a buffer's bytes to 127.0.0.1:port. */
+static inline void
+amt_udp_send (GstBuffer * buf, gint port)
+{
+  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM, 0, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *sa = g_inet_socket_address_new (lo, port);
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless (g_socket_send_to (s, sa, (const gchar *) map.data, map.size, NULL, NULL)
+      == (gssize) map.size);
+  gst_buffer_unmap (buf, &map);
+  g_object_unref (sa);
+  g_object_unref (lo);
+  g_object_unref (s);
+}
+
+/* Buffers seen by a pad probe, handed to the test thread. */
+static GstPadProbeReturn
+amt_queue_probe (GstPad * pad, GstPadProbeInfo * info, gpointer q)
+{
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    g_async_queue_push (q, gst_buffer_ref (GST_PAD_PROBE_INFO_BUFFER (info)));
+  return GST_PAD_PROBE_OK;
+}
+
+static inline void
+amt_probe_child_pad (GstElement * bin, const gchar * child, const gchar * pad_name,
+    GAsyncQueue * q)
+{
+  GstElement *el = gst_bin_get_by_name (GST_BIN (bin), child);
+  GstPad *pad;
+
+  fail_unless (el != NULL);
+  pad = gst_element_get_static_pad (el, pad_name);
+  fail_unless (pad != NULL, "no pad %s on %s", pad_name, child);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, amt_queue_probe, q, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (el);
+}
+
+/* Cranks the test clock (the default system clock, which rtpsession's RTCP timer uses) until
+ * a buffer shows up in q; NULL after max_cranks. */
+static inline GstBuffer *
+amt_crank_until (GstTestClock * clock, GAsyncQueue * q, guint max_cranks)
+{
+  guint i;
+  GstBuffer *b;
+
+  for (i = 0; i < max_cranks; i++) {
+    if ((b = g_async_queue_timeout_pop (q, 2000)))
+      return b;
+    gst_test_clock_wait_for_next_pending_id (clock, NULL);
+    gst_test_clock_crank (clock);
+    if ((b = g_async_queue_timeout_pop (q, 50 * 1000)))
+      return b;
+  }
+  return NULL;
+}
+
+/* Waits (bounded) for a buffer from a probe fed by a network thread. */
+static inline GstBuffer *
+amt_wait_buffer (GAsyncQueue * q)
+{
+  return g_async_queue_timeout_pop (q, 5 * G_USEC_PER_SEC);
+}
+
+/* Finds the first APP packet with this name in a compound RTCP buffer; copies its payload. */
+static inline gboolean
+amt_find_app (GstBuffer * rtcp_buf, const gchar * name, guint8 * subtype, guint32 * ssrc,
+    guint8 * data, gsize cap, gsize * len)
+{
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+  gboolean more, found = FALSE;
+
+  if (!gst_rtcp_buffer_map (rtcp_buf, GST_MAP_READ, &rtcp))
+    return FALSE;
+  for (more = gst_rtcp_buffer_get_first_packet (&rtcp, &pkt); more && !found;
+      more = gst_rtcp_packet_move_to_next (&pkt)) {
+    if (gst_rtcp_packet_get_type (&pkt) != GST_RTCP_TYPE_APP
+        || memcmp (gst_rtcp_packet_app_get_name (&pkt), name, 4) != 0)
+      continue;
+    *subtype = gst_rtcp_packet_app_get_subtype (&pkt);
+    *ssrc = gst_rtcp_packet_app_get_ssrc (&pkt);
+    *len = gst_rtcp_packet_app_get_data_length (&pkt) * 4;
+    fail_unless (*len <= cap);
+    memcpy (data, gst_rtcp_packet_app_get_data (&pkt), *len);
+    found = TRUE;
+  }
+  gst_rtcp_buffer_unmap (&rtcp);
+  return found;
+}
+
+static inline GstRTCPType
+amt_first_type (GstBuffer * rtcp_buf)
+{
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+  GstRTCPType t = GST_RTCP_TYPE_INVALID;
+
+  if (gst_rtcp_buffer_map (rtcp_buf, GST_MAP_READ, &rtcp)) {
+    if (gst_rtcp_buffer_get_first_packet (&rtcp, &pkt))
+      t = gst_rtcp_packet_get_type (&pkt);
+    gst_rtcp_buffer_unmap (&rtcp);
+  }
+  return t;
+}
+
+/* Drains a bus: counts errors, warnings and element messages with a given name. */
+typedef struct {
+  guint errors, warnings, named;
+} AmtBusCounts;
+
+static inline void
+amt_drain_bus (GstBus * bus, const gchar * name, AmtBusCounts * c)
+{
+  GstMessage *m;
+
+  while ((m = gst_bus_pop (bus))) {
+    const GstStructure *s = gst_message_get_structure (m);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR || GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      GError *err = NULL;
+      gchar *dbg = NULL;
+      if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+        gst_message_parse_error (m, &err, &dbg);
+        c->errors++;
+      } else {
+        gst_message_parse_warning (m, &err, &dbg);
+        c->warnings++;
+      }
+      g_printerr ("bus %s: %s (%s)\n", GST_MESSAGE_TYPE_NAME (m), err->message, dbg);
+      g_clear_error (&err);
+      g_free (dbg);
+    } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT && s && gst_structure_has_name (s, name)) {
+      c->named++;
+    }
+    gst_message_unref (m);
+  }
+}
+#endif

@@ -1,0 +1,393 @@
+/* test-asmpsink.c - asmpsink with GstHarness (RTP in) and a GstTestClock as the system clock
+ * (rtpsession's RTCP timer): the SR carries the ASMP echo APP with the RTT computed from a
+ * receiver's report block, receiver reports set the target, malformed RTCP/APP is counted and
+ * ignored, the echo list stays within the RTCP MTU. Network: 127.0.0.1 only. */
+#include "amgsttest.h"
+#include <amcc/asmp.h>
+#include <amcc/tfmcc.h>
+#include "common/gstamcc.h"
+#include "common/gstamnet.h"
+
+#define SENDER_SSRC 0x11223344u
+
+typedef struct {
+  GstTestClock *clock;
+  GstElement *sink;
+  GstHarness *h;
+  GstBus *bus;
+  GAsyncQueue *rtcp_out, *rtcp_in;
+  gint port;
+  guint collisions, target_notifies;
+  guint16 seq;
+} Fixture;
+
+static void
+on_collision (GstElement * rtpbin, guint session, guint ssrc, Fixture * f)
+{
+  f->collisions++;
+}
+
+static void
+on_target (GObject * o, GParamSpec * p, Fixture * f)
+{
+  f->target_notifies++;
+}
+
+static void
+fixture_init (Fixture * f, const gchar * protocol)
+{
+  GstElement *rtpbin;
+
+  memset (f, 0, sizeof (*f));
+  /* rtpsession schedules RTCP on the system clock: make it a test clock */
+  f->clock = GST_TEST_CLOCK (gst_test_clock_new ());
+  gst_system_clock_set_default (GST_CLOCK (f->clock));
+  f->port = amt_free_port_pair ();
+  fail_unless (f->port > 0);
+  f->sink = gst_element_factory_make ("asmpsink", NULL);
+  fail_unless (f->sink != NULL, "asmpsink not found (GST_PLUGIN_PATH?)");
+  gst_util_set_object_arg (G_OBJECT (f->sink), "protocol", protocol);
+  g_object_set (f->sink, "address", "127.0.0.1", "port", f->port, "rtcp-interval", 100,
+      "initial-bitrate", 500000, "min-bitrate", 50000, "max-bitrate", 4000000, NULL);
+  f->bus = gst_bus_new ();
+  gst_element_set_bus (f->sink, f->bus);
+  f->rtcp_out = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
+  f->rtcp_in = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
+  amt_probe_child_pad (f->sink, "rtpbin", "send_rtcp_src_0", f->rtcp_out);
+  /* added after the element's own probe, so it fires once the element has seen the packet */
+  amt_probe_child_pad (f->sink, "rtcp_src", "src", f->rtcp_in);
+  rtpbin = gst_bin_get_by_name (GST_BIN (f->sink), "rtpbin");
+  g_signal_connect (rtpbin, "on-ssrc-collision", G_CALLBACK (on_collision), f);
+  gst_object_unref (rtpbin);
+  g_signal_connect (f->sink, "notify::target-bitrate", G_CALLBACK (on_target), f);
+  f->h = gst_harness_new_with_element (f->sink, "sink", NULL);
+  gst_harness_set_src_caps_str (f->h, "application/x-rtp,media=video,clock-rate=90000,"
+      "encoding-name=H264,payload=96,ssrc=(uint)287454020");
+  gst_harness_play (f->h);
+}
+
+static void
+fixture_clear (Fixture * f)
+{
+  AmtBusCounts c = { 0 };
+
+  amt_drain_bus (f->bus, "asmpsink-stats", &c);
+  fail_unless_equals_int (c.errors, 0);
+  fail_unless_equals_int (c.warnings, 0);
+  fail_unless_equals_int (f->collisions, 0);
+  gst_harness_teardown (f->h);
+  gst_object_unref (f->bus);
+  g_async_queue_unref (f->rtcp_out);
+  g_async_queue_unref (f->rtcp_in);
+  gst_system_clock_set_default (NULL);
+  gst_object_unref (f->clock);
+}
+
+/* A 400-byte RTP packet (H.264 single NAL: IDR when key) from SENDER_SSRC. */
+static void
+push_rtp (Fixture * f, gboolean key)
+{
+  GstBuffer *b = gst_rtp_buffer_new_allocate (400, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  guint8 *p;
+
+  gst_rtp_buffer_map (b, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_ssrc (&rtp, SENDER_SSRC);
+  gst_rtp_buffer_set_seq (&rtp, f->seq);
+  gst_rtp_buffer_set_timestamp (&rtp, f->seq * 3000);
+  gst_rtp_buffer_set_payload_type (&rtp, 96);
+  p = gst_rtp_buffer_get_payload (&rtp);
+  memset (p, 0x55, 400);
+  p[0] = key ? 0x65 : 0x41;
+  gst_rtp_buffer_unmap (&rtp);
+  GST_BUFFER_PTS (b) = f->seq * GST_SECOND / 30;
+  f->seq++;
+  fail_unless_equals_int (gst_harness_push (f->h, b), GST_FLOW_OK);
+}
+
+/* Next RTCP packet the element sends, starting with an SR (sending) */
+static GstBuffer *
+next_sr (Fixture * f)
+{
+  guint i;
+
+  for (i = 0; i < 20; i++) {
+    GstBuffer *b;
+    push_rtp (f, FALSE);        /* keep being a sender: rtpsession sends SRs */
+    b = amt_crank_until (f->clock, f->rtcp_out, 10);
+    fail_unless (b != NULL, "no RTCP from asmpsink");
+    if (amt_first_type (b) == GST_RTCP_TYPE_SR)
+      return b;
+    gst_buffer_unref (b);
+  }
+  fail ("no SR");
+  return NULL;
+}
+
+/* Sends a compound RTCP (RR from rx_ssrc [+ report block about the sender] [+ APP]) to the
+ * element's RTCP port and waits until the element has handled it. */
+static void
+send_rr (Fixture * f, guint32 rx_ssrc, gboolean block, guint32 lsr, guint32 dlsr,
+    const gchar * app_name, guint8 subtype, const guint8 * app, gsize app_len)
+{
+  GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
+  gst_rtcp_packet_rr_set_ssrc (&pkt, rx_ssrc);
+  if (block)
+    gst_rtcp_packet_add_rb (&pkt, SENDER_SSRC, 0, 0, f->seq, 0, lsr, dlsr);
+  gst_rtcp_buffer_unmap (&rtcp);
+  if (app_name)
+    fail_unless (gst_am_rtcp_append_app (b, subtype, rx_ssrc, app_name, app, app_len));
+  amt_udp_send (b, f->port + 1);
+  gst_buffer_unref (b);
+  seen = amt_wait_buffer (f->rtcp_in);
+  fail_unless (seen != NULL, "RTCP not received by asmpsink");
+  gst_buffer_unref (seen);
+}
+
+static GstStructure *
+stats (Fixture * f)
+{
+  GstStructure *s = NULL;
+  g_object_get (f->sink, "stats", &s, NULL);
+  fail_unless (s != NULL);
+  return s;
+}
+
+static guint64
+stat_u64 (GstStructure * s, const gchar * field)
+{
+  guint64 v = 0;
+  fail_unless (gst_structure_get_uint64 (s, field, &v), "no field %s", field);
+  return v;
+}
+
+GST_START_TEST (test_sr_carries_echo_and_report_sets_target)
+{
+  Fixture f;
+  GstBuffer *sr;
+  guint8 data[1500];
+  gsize len;
+  guint8 subtype;
+  guint32 ssrc;
+  amcc_asmp_echo_entry e[16];
+  size_t n = 16, i;
+  amcc_asmp_report rep = { 0 }, wire;
+  guint8 rep_buf[64];
+  gsize rep_len;
+  gint64 now;
+  guint target = 0;
+  gboolean found = FALSE;
+  GstStructure *st;
+
+  fixture_init (&f, "asmp");
+  push_rtp (&f, TRUE);
+  /* first SR: the ASMP echo APP is there, from our SSRC, with no receivers yet */
+  sr = next_sr (&f);
+  fail_unless (amt_find_app (sr, AMCC_ASMP_APP_NAME, &subtype, &ssrc, data, sizeof (data), &len));
+  fail_unless_equals_int (subtype, AMCC_ASMP_SUBTYPE_ECHO);
+  fail_unless_equals_int (ssrc, SENDER_SSRC);
+  fail_unless_equals_int (amcc_asmp_echo_decode (data, len, e, &n), AMCC_OK);
+  fail_unless_equals_int (n, 0);
+  gst_buffer_unref (sr);
+
+  /* a receiver: report block with LSR = now - 300 ms and DLSR = 100 ms -> RTT = 200 ms plus
+   * the time the packet takes to reach the element (eq. 9) */
+  rep.rate_bps = 300000;
+  rep.loss = 0.01;
+  rep.rtt_s = 0.05;
+  rep.jitter_s = 0.002;
+  fail_unless_equals_int (amcc_asmp_report_encode (&rep, rep_buf, sizeof (rep_buf), &rep_len),
+      AMCC_OK);
+  fail_unless_equals_int (amcc_asmp_report_decode (rep_buf, rep_len, &wire), AMCC_OK);
+  now = gst_am_now ();
+  send_rr (&f, 0xAABBCCDD, TRUE, gst_am_ntp_mid32 (now - 300 * GST_MSECOND),
+      100 * 65536 / 1000 /* 100 ms in 1/65536 s, truncated */, AMCC_ASMP_APP_NAME,
+      AMCC_ASMP_SUBTYPE_REPORT, rep_buf, rep_len);
+  /* the target is the only receiver's rate (eq. 1), in bit/s as it went over the wire */
+  g_object_get (f.sink, "target-bitrate", &target, NULL);
+  fail_unless_equals_int (target, (guint) wire.rate_bps);
+  fail_unless (f.target_notifies >= 1);
+
+  /* the next SR echoes that receiver's RTT */
+  sr = next_sr (&f);
+  n = 16;
+  fail_unless (amt_find_app (sr, AMCC_ASMP_APP_NAME, &subtype, &ssrc, data, sizeof (data), &len));
+  fail_unless_equals_int (amcc_asmp_echo_decode (data, len, e, &n), AMCC_OK);
+  for (i = 0; i < n; i++) {
+    if (e[i].ssrc == 0xAABBCCDD) {
+      gdouble rtt = e[i].rtt / 1e9;
+      /* 300 - 100 ms = 200 ms, minus the DLSR truncation (< 16 us) and NTP rounding,
+       * plus the delivery delay (< 1 s on any machine this runs on) */
+      fail_unless (rtt > 0.2 - 0.0001 && rtt < 1.2, "rtt %f", rtt);
+      found = TRUE;
+    }
+  }
+  fail_unless (found, "receiver missing from the echo");
+  gst_buffer_unref (sr);
+
+  st = stats (&f);
+  fail_unless_equals_int (stat_u64 (st, "app-received"), 1);
+  fail_unless_equals_int (stat_u64 (st, "app-malformed"), 0);
+  fail_unless_equals_int (stat_u64 (st, "rtcp-malformed"), 0);
+  gst_structure_free (st);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_malformed_app_counted_and_ignored)
+{
+  Fixture f;
+  GstBuffer *sr, *junk;
+  GstStructure *st;
+  guint8 bad[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+  guint8 rep_buf[64], trunc[64];
+  gsize rep_len;
+  amcc_asmp_report rep = { 0 };
+  guint target_before = 0, target_after = 0;
+  guint i;
+
+  fixture_init (&f, "asmp");
+  push_rtp (&f, TRUE);
+  gst_buffer_unref (next_sr (&f));
+  g_object_get (f.sink, "target-bitrate", &target_before, NULL);
+
+  /* 1: ASMP report APP with a payload of the wrong length and version */
+  send_rr (&f, 0x01010101, FALSE, 0, 0, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_REPORT, bad, 8);
+  /* 2: a correct-length report whose version byte is wrong */
+  rep.rate_bps = 100000;
+  fail_unless_equals_int (amcc_asmp_report_encode (&rep, rep_buf, sizeof (rep_buf), &rep_len),
+      AMCC_OK);
+  rep_buf[0] ^= 0x7f;
+  send_rr (&f, 0x02020202, FALSE, 0, 0, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_REPORT,
+      rep_buf, rep_len);
+  /* 3: ASMP APP with an unknown subtype */
+  send_rr (&f, 0x03030303, FALSE, 0, 0, AMCC_ASMP_APP_NAME, 17, bad, 8);
+  /* 4: another application's APP: ignored, not malformed */
+  send_rr (&f, 0x04040404, FALSE, 0, 0, "XYZW", 0, bad, 8);
+  /* 5: an RR whose length field claims more than was sent: invalid RTCP */
+  memset (trunc, 0, sizeof (trunc));
+  trunc[0] = 0x81;              /* V=2, RC=1 */
+  trunc[1] = 201;
+  trunc[3] = 20;                /* 84 bytes claimed, 32 sent */
+  GST_WRITE_UINT32_BE (trunc + 4, 0x05050505);
+  junk = gst_buffer_new_memdup (trunc, 32);
+  amt_udp_send (junk, f.port + 1);
+  gst_buffer_unref (junk);
+  gst_buffer_unref (amt_wait_buffer (f.rtcp_in));
+  /* 6: random bytes, many times */
+  for (i = 0; i < 50; i++) {
+    guint8 rnd[100];
+    guint j, len = g_random_int_range (1, sizeof (rnd));
+    for (j = 0; j < len; j++)
+      rnd[j] = g_random_int_range (0, 256);
+    rnd[0] = 0x80 | (rnd[0] & 0x3f);  /* look like RTCP v2 so it gets parsed */
+    rnd[1] = 201;
+    junk = gst_buffer_new_memdup (rnd, len);
+    amt_udp_send (junk, f.port + 1);
+    gst_buffer_unref (junk);
+    gst_buffer_unref (amt_wait_buffer (f.rtcp_in));
+  }
+
+  /* still alive: SRs keep coming with our APP; the bad reports changed nothing */
+  sr = next_sr (&f);
+  gst_buffer_unref (sr);
+  g_object_get (f.sink, "target-bitrate", &target_after, NULL);
+  fail_unless_equals_int (target_after, target_before);
+  st = stats (&f);
+  fail_unless_equals_int (stat_u64 (st, "app-malformed"), 3);
+  fail_unless_equals_int (stat_u64 (st, "app-received"), 3);
+  /* the truncated RR and every random packet that failed validation */
+  fail_unless (stat_u64 (st, "rtcp-malformed") >= 1);
+  fail_unless (stat_u64 (st, "rtcp-received") == 5 + 50);
+  fail_unless_equals_int (stat_u64 (st, "app-sent") > 0, TRUE);
+  gst_structure_free (st);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_echo_bounded_by_rtcp_mtu)
+{
+  Fixture f;
+  GstBuffer *sr;
+  guint8 data[1500];
+  gsize len;
+  guint8 subtype;
+  guint32 ssrc;
+  amcc_asmp_echo_entry e[256];
+  size_t n, i, total = 0;
+  const guint receivers = 300;
+  GHashTable *seen = g_hash_table_new (NULL, NULL);
+  guint rounds;
+
+  fixture_init (&f, "asmp");
+  push_rtp (&f, TRUE);
+  gst_buffer_unref (next_sr (&f));
+  for (i = 0; i < receivers; i++)
+    send_rr (&f, 0x10000000 + i, TRUE, gst_am_ntp_mid32 (gst_am_now () - 50 * GST_MSECOND),
+        0, NULL, 0, NULL, 0);
+  /* 300 echo entries (8 bytes each) cannot fit one RTCP packet of rtpsession's MTU (1400):
+   * every SR stays within it, and round robin covers every receiver over a few SRs */
+  for (rounds = 0; rounds < 10 && g_hash_table_size (seen) < receivers; rounds++) {
+    sr = next_sr (&f);
+    fail_unless (gst_buffer_get_size (sr) <= 1400, "RTCP %u bytes", (guint) gst_buffer_get_size (sr));
+    n = G_N_ELEMENTS (e);
+    fail_unless (amt_find_app (sr, AMCC_ASMP_APP_NAME, &subtype, &ssrc, data, sizeof (data), &len));
+    fail_unless_equals_int (amcc_asmp_echo_decode (data, len, e, &n), AMCC_OK);
+    fail_unless (n < receivers);
+    for (i = 0; i < n; i++)
+      g_hash_table_add (seen, GUINT_TO_POINTER (e[i].ssrc));
+    total += n;
+    gst_buffer_unref (sr);
+  }
+  fail_unless_equals_int (g_hash_table_size (seen), receivers);
+  fail_unless (total >= receivers);
+  g_hash_table_destroy (seen);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_tfmcc_sender_app)
+{
+  Fixture f;
+  GstBuffer *sr;
+  guint8 data[1500];
+  gsize len;
+  guint8 subtype;
+  guint32 ssrc;
+  struct amcc_tfmcc_sender_info info;
+
+  fixture_init (&f, "tfmcc");
+  push_rtp (&f, TRUE);
+  sr = next_sr (&f);
+  fail_unless (amt_find_app (sr, AMCC_TFMCC_APP_SENDER, &subtype, &ssrc, data, sizeof (data), &len));
+  fail_unless_equals_int (ssrc, SENDER_SSRC);
+  fail_unless_equals_int (len, AMCC_TFMCC_SENDER_INFO_LEN);
+  fail_unless (amcc_tfmcc_sender_info_decode (&info, data, len) >= 0);
+  fail_unless (info.rate_bps > 0);
+  fail_unless (!amt_find_app (sr, AMCC_ASMP_APP_NAME, &subtype, &ssrc, data, sizeof (data), &len));
+  gst_buffer_unref (sr);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+static Suite *
+asmpsink_suite (void)
+{
+  Suite *s = suite_create ("asmpsink");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 60);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_sr_carries_echo_and_report_sets_target);
+  tcase_add_test (tc, test_malformed_app_counted_and_ignored);
+  tcase_add_test (tc, test_echo_bounded_by_rtcp_mtu);
+  tcase_add_test (tc, test_tfmcc_sender_app);
+  return s;
+}
+
+GST_CHECK_MAIN (asmpsink);
