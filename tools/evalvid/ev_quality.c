@@ -43,21 +43,32 @@ EV_CLONES static uint64_t sse8(const uint8_t *a, const uint8_t *b, size_t n)
   return total;
 }
 
-EV_CLONES static uint64_t sse16(const uint16_t *a, const uint16_t *b, size_t n)
+/* Also ORs all samples of each side: bits above the depth mean the file is not of that depth. */
+EV_CLONES static uint64_t sse16(const uint16_t *a, const uint16_t *b, size_t n, unsigned *or_a, unsigned *or_b)
 {
   uint64_t s = 0;
+  uint16_t oa = 0, ob = 0;
   for (size_t i = 0; i < n; i++) {
     int64_t d = (int64_t)a[i] - (int64_t)b[i];
     s += (uint64_t)(d * d);
+    oa |= a[i]; ob |= b[i];
   }
+  *or_a |= oa; *or_b |= ob;
   return s;
+}
+
+static uint64_t plane_sse(const uint8_t *a, const uint8_t *b, int w, int h, int bps,
+                          unsigned *or_a, unsigned *or_b)
+{
+  size_t n = (size_t)w * h;     /* planes are packed: no row padding in raw YUV files */
+  if (bps == 1) return sse8(a, b, n);
+  return sse16((const uint16_t *)(const void *)a, (const uint16_t *)(const void *)b, n, or_a, or_b);
 }
 
 uint64_t ev_plane_sse(const uint8_t *a, const uint8_t *b, int w, int h, int bps)
 {
-  size_t n = (size_t)w * h;     /* planes are packed: no row padding in raw YUV files */
-  if (bps == 1) return sse8(a, b, n);
-  return sse16((const uint16_t *)(const void *)a, (const uint16_t *)(const void *)b, n);
+  unsigned oa = 0, ob = 0;
+  return plane_sse(a, b, w, h, bps, &oa, &ob);
 }
 
 typedef struct { int64_t s1, s2, ss, s12; } blk_sums;
@@ -125,7 +136,10 @@ void ev_frame_quality_compute(const ev_yuv_geom *g, const uint8_t *ref, const ui
   int maxv = (1 << g->fmt->bits) - 1;
   for (int p = 0; p < g->fmt->planes; p++) {
     uint64_t n = (uint64_t)g->pw[p] * g->ph[p];
-    uint64_t sse = ev_plane_sse(ref + g->off[p], dist + g->off[p], g->pw[p], g->ph[p], g->bps);
+    unsigned oa = 0, ob = 0;
+    uint64_t sse = plane_sse(ref + g->off[p], dist + g->off[p], g->pw[p], g->ph[p], g->bps, &oa, &ob);
+    if (oa >> g->fmt->bits) q->out_of_range |= 1;
+    if (ob >> g->fmt->bits) q->out_of_range |= 2;
     q->mse[p] = (double)sse / (double)n;
     q->psnr[p] = ev_psnr_from_mse(q->mse[p], g->fmt->bits);
     sse_all += sse; samples += n;

@@ -14,6 +14,7 @@ typedef struct {
   double mse[3], psnr[3];   /* per plane (Y, U, V) */
   double mse_avg, psnr_avg; /* all samples of the frame together (FFmpeg's psnr_avg) */
   double ssim[3], ssim_all; /* per plane, and weighted by plane size (FFmpeg's "All") */
+  int out_of_range;         /* bit 0: ref, bit 1: dist has samples above 2^bits - 1 (wrong depth) */
 } ev_frame_quality;
 
 /* PSNR (eq. 2 of papers/002) of a mean squared error for samples of BITS bits, capped. */

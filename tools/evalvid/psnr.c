@@ -132,6 +132,12 @@ int main(int argc, char **argv)
   ev_frame_quality *q = calloc(n, sizeof *q);
   if (!q) { fprintf(stderr, "psnr: out of memory\n"); return 1; }
   ev_quality_run(&g, ref.data, dist.data, n, want_ssim, threads, q, show_progress ? progress : NULL, NULL);
+  for (size_t i = 0; i < n; i++)
+    if (q[i].out_of_range) {
+      fprintf(stderr, "psnr: %s: frame %zu has samples above %d: not a %d-bit %s file\n",
+              q[i].out_of_range & 1 ? refp : distp, i, (1 << fmt->bits) - 1, fmt->bits, fmt->name);
+      return 1;
+    }
   ev_quality_summary s;
   ev_quality_summarize(&g, q, n, &s);
 

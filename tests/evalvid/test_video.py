@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""Video tests of the evalvid reconstruction: a clip encoded at test time (176x144, 75 frames,
+key frame every 25), known losses and delays injected into the receiver dumps; checks what each
+receiver displayed against the real decode, frame by frame, and the whole-run report."""
+import json, os, shutil, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import evtest as T  # noqa: E402
+from evtest import check, near  # noqa: E402
+import mkrun  # noqa: E402
+
+W, H, N, FPS, KEYINT = 176, 144, 75, 25, 25
+FB = W * H * 3 // 2
+LOST = 30                      # a P frame in the second GOP (key frames 0, 25, 50)
+LATE = (40, 41, 42)            # + 160 ms on top of the 20 ms base delay, play-out delay 150 ms
+PD_MS = 150
+EXTRA = 0.160
+
+
+def rebuild(build, run, rx, out, pd=None, csv=None):
+    cmd = [T.tool(build, 'evalvid-rebuild'), '--sd', f'{run}/sender/sd.txt', '--h264', f'{run}/sender/sent.h264',
+           '--ref-json', f'{run}/sender/ref.json', '-o', out]
+    if rx:
+        cmd += ['--rd', f'{run}/rx-{rx}/rd.txt']
+    if pd is not None:
+        cmd += ['--playout-delay', pd]
+    if csv:
+        cmd += ['--frames-csv', csv]
+    T.run(cmd)
+    return T.frames_of(out, FB)
+
+
+def psnr_y(build, ref, dist, out):
+    T.run([T.tool(build, 'psnr'), '-s', f'{W}x{H}', '-o', out, ref, dist])
+    return [float(r['psnr_y']) for r in T.read_csv(out)]
+
+
+def main(build):
+    tmp = tempfile.mkdtemp(prefix='evalvid-video-')
+    try:
+        run = os.path.join(tmp, 'run')
+        mkrun.make_run(build, run, W, H, N, FPS, KEYINT, receivers={
+            'clean': {},
+            'loss': {'lose': {LOST}},
+            'late': {'extra_delay': {f: EXTRA for f in LATE}, 'duplicate': {5}, 'reorder': True},
+        })
+        ref = f'{run}/sender/ref.yuv'
+
+        # the lossless rebuild is exactly FFmpeg's own decode of the stream: alignment is right
+        ll = rebuild(build, run, None, f'{tmp}/ll.yuv')
+        T.run(['ffmpeg', '-v', 'error', '-i', f'{run}/sender/sent.h264', '-f', 'rawvideo', f'{tmp}/ff.yuv'])
+        check(ll == T.frames_of(f'{tmp}/ff.yuv', FB), 'lossless rebuild == ffmpeg decode')
+        check(len(ll) == N, f'rebuilt video has {N} frames')
+        clean = rebuild(build, run, 'clean', f'{tmp}/clean.yuv')
+        check(clean == ll, 'a receiver without loss displays the lossless decode')
+        p_clean = psnr_y(build, ref, f'{tmp}/clean.yuv', f'{tmp}/clean.csv')
+
+        # one lost packet of P frame 30: frame loss, freeze at its slot, errors until frame 50
+        r = T.run([T.tool(build, 'evalvid-frames'), '--sd', f'{run}/sender/sd.txt', '--rd', f'{run}/rx-loss/rd.txt',
+                   '--summary', f'{tmp}/loss.sum.csv'])
+        s = T.read_csv(f'{tmp}/loss.sum.csv')[0]
+        check(s['frames_lost'] == '1' and s['frames_lost_P'] == '1' and s['frames_lost_I'] == '0',
+              f'one P frame lost: {s}')
+        check(s['packets_lost'] == '1', 'one packet lost')
+        near(float(s['frame_loss_pct']), 100 / N, 1e-3, 'frame loss %')
+        loss = rebuild(build, run, 'loss', f'{tmp}/loss.yuv', csv=f'{tmp}/loss.frames.csv')
+        check(len(loss) == N, 'loss: as many frames as sent')
+        p_loss = psnr_y(build, ref, f'{tmp}/loss.yuv', f'{tmp}/loss.csv')
+        check(all(loss[i] == clean[i] for i in range(LOST)), 'frames before the loss are unaffected')
+        check(all(p_loss[i] == p_clean[i] for i in range(LOST)), 'PSNR before the loss unchanged')
+        check(loss[LOST] == clean[LOST - 1], 'the lost frame\'s slot repeats the previous frame')
+        check(all(p_loss[i] < p_clean[i] for i in range(LOST, 50)),
+              'PSNR lower from the loss until the next key frame: ' +
+              ' '.join(f'{p_loss[i]:.1f}/{p_clean[i]:.1f}' for i in range(LOST, 50)))
+        check(all(loss[i] == clean[i] for i in range(50, N)), 'the key frame at 50 ends the error')
+        fr = T.read_csv(f'{tmp}/loss.frames.csv')
+        check(fr[LOST]['status'] == 'lost' and fr[LOST]['shown'] == str(LOST - 1), 'frames.csv: lost, shows 29')
+        check(all(fr[i]['decoded'] == '1' for i in range(LOST + 1, N)), 'frames after the loss decode')
+
+        # play-out schedule with 150 ms: 40 late and shown at slot 41, 41 at 42, 42 never shown
+        late = rebuild(build, run, 'late', f'{tmp}/late.yuv', pd=PD_MS, csv=f'{tmp}/late.frames.csv')
+        fr = T.read_csv(f'{tmp}/late.frames.csv')
+        check([fr[i]['status'] for i in (39, 40, 41, 42, 43)] == ['ok', 'late', 'late', 'late', 'ok'],
+              'statuses around the delayed frames')
+        check([fr[i]['shown'] for i in (39, 40, 41, 42, 43)] == ['39', '39', '40', '41', '43'],
+              'shown: freeze, late frame replaces it on arrival, 42 overtaken by 43')
+        check(late[40] == clean[39] and late[41] == clean[40] and late[42] == clean[41] and late[43] == clean[43],
+              'displayed pictures follow the schedule')
+        check(all(late[i] == clean[i] for i in range(N) if i not in LATE), 'other slots unaffected')
+        s = T.run([T.tool(build, 'evalvid-frames'), '--sd', f'{run}/sender/sd.txt', '--rd', f'{run}/rx-late/rd.txt',
+                   '--playout-delay', PD_MS, '--summary', f'{tmp}/late.sum.csv'])
+        s = T.read_csv(f'{tmp}/late.sum.csv')[0]
+        check(s['frames_late'] == '3' and s['frames_never_shown'] == '1' and s['frames_lost'] == '0',
+              f'late summary {s["frames_late"]} {s["frames_never_shown"]}')
+        pk5 = sum(1 for l in open(f'{run}/sender/sd.txt') if l.split()[5] == '5')
+        check(s['duplicates'] == str(pk5), 'duplicates counted, not as extra packets')
+        near(float(s['delay_max_s']), mkrun.BASE_DELAY + EXTRA, 1e-5, 'max delay')
+        # eq. 4 telescopes: CJ_k = delay_k - delay_0; frame 0's last packet left (k0 - 1) * 0.1 ms late
+        k0 = sum(1 for l in open(f'{run}/sender/sd.txt') if l.split()[5] == '0')
+        near(float(s['cumjitter_max_s']), EXTRA - (k0 - 1) * 1e-4, 1e-5, 'max cumulative jitter (eq. 4)')
+        # no play-out limit: every frame is shown at its own slot, even the late ones
+        nolimit = rebuild(build, run, 'late', f'{tmp}/late2.yuv')
+        check(nolimit == clean, 'without play-out delay, delay alone changes nothing')
+
+        # the whole run: 3 receivers, one competing flow, bottleneck from meta.json
+        os.makedirs(f'{run}/flows')
+        with open(f'{run}/flows/tcp.csv', 'w') as f:
+            f.write('time_s,bytes\n' + ''.join(f'{t},{25000}\n' for t in range(3)))   # 200 kbit/s
+        with open(f'{run}/meta.json', 'w') as f:
+            json.dump({'scenario': 'test', 'protocol': 'asmp', 'bottleneck_bps': 1000000}, f)
+        r = T.run([T.tool(build, 'evalvid-run'), '--playout-delay', PD_MS, run], ok=False)
+        check(r.returncode == 0, f'evalvid-run exit {r.returncode}: {r.stderr[-500:]}')
+        print(r.stdout)
+        for name in ('clean', 'loss', 'late'):
+            check(any(l.startswith(name + ' ') for l in r.stdout.splitlines()), f'stdout row for {name}')
+        check('[evalvid-run]' in r.stderr, 'progress on stderr')
+        rep = f'{run}/report'
+        for p in ('report.md', 'receivers.csv', 'fairness.csv', 'rate.png', 'psnr.png', 'mos.png', 'delay.png',
+                  'cumjitter.png', 'loss.frames.csv', 'loss.psnr.csv', 'loss.rate.csv'):
+            check(os.path.isfile(f'{rep}/{p}'), f'report/{p} written')
+        check(not os.path.exists(f'{rep}/work'), 'scratch videos removed')
+        rows = {x['receiver']: x for x in T.read_csv(f'{rep}/receivers.csv')}
+        near(float(rows['loss']['frame_loss_pct']), 100 / N, 1e-3, 'report: frame loss of "loss"')
+        near(float(rows['loss']['psnr_mean_db_y']), sum(p_loss) / N, 1e-3, 'report: mean PSNR of "loss"')
+        check(float(rows['late']['frames_late']) == 3, 'report: late frames with --playout-delay')
+        thr = [float(rows[n]['throughput_bps']) for n in ('clean', 'late', 'loss')] + [200000.0]
+        jain = sum(thr) ** 2 / (len(thr) * sum(x * x for x in thr))
+        fair = {x['name']: x for x in T.read_csv(f'{rep}/fairness.csv')}
+        near(float(fair['all']['throughput_bps']), jain, 1e-3, "Jain's index")
+        near(float(fair['tcp']['fair_share_pct']), 100 * 200000 / (1000000 / 2), 1e-3, 'flow share of fair bandwidth')
+        near(float(rows['clean']['fair_share_pct']), 100 * thr[0] / 500000, 1e-2, 'receiver share of fair bandwidth')
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return T.summary()
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1]))
