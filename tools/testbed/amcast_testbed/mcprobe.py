@@ -3,7 +3,7 @@
 
   mcprobe.py send GROUP PORT COUNT INTERVAL_S          send COUNT datagrams, TTL 1, no loopback
   mcprobe.py join GROUP PORT IFACE SECONDS             join, count datagrams received, print count
-  mcprobe.py sniff GROUP IFACE SECONDS                 count IPv4 frames to GROUP seen on IFACE
+  mcprobe.py sniff GROUP IFACE SECONDS                 count UDP frames to GROUP seen on IFACE
                                                        (AF_PACKET: sees what the bridge forwards,
                                                        joined or not), print count
 """
@@ -56,7 +56,9 @@ def sniff(group, iface, seconds):
             frame = s.recv(2048)
         except socket.timeout:
             break
-        if len(frame) >= 34 and frame[30:34] == want:   # 14-byte Ethernet + IPv4 dst at 16
+        # UDP only (IGMP group-specific queries also go to the group): 14-byte Ethernet header,
+        # then IPv4 protocol at offset 9 and destination at 16
+        if len(frame) >= 34 and frame[23] == 17 and frame[30:34] == want:
             n += 1
     print(n)
 

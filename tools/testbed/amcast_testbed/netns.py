@@ -75,12 +75,13 @@ def find_delayline():
 
 
 class Topology:
-    def __init__(self, prefix=None, delayline=None):
+    def __init__(self, prefix=None, delayline=None, log_dir=None):
         self.prefix = prefix or f"amt{os.getpid()}-"
         if Topology._count:
             self.prefix += f"{Topology._count}-"
         Topology._count += 1
         self.delayline = delayline
+        self.log_dir = log_dir    # delay line counters go to LOG_DIR/delayline-A-B.log
         self.nodes = {}           # name -> {"kind", "ns", "ifaces": {peer: ifname}, "addr"}
         self.links = []           # dicts describing each link
         self.procs = []           # Popen objects started by run()
@@ -248,7 +249,9 @@ class Topology:
             binary = self.delayline or find_delayline()
             d_ab, d_ba = ln["delay_ms"]
             # frames entering "da" come from a and leave toward b after d_ab, and vice versa
-            ln["dl_proc"] = self.run_ns(dns, [binary, "da", "db", f"{d_ab}", f"{d_ba}"])
+            log = os.path.join(self.log_dir, f"delayline-{a}-{b}.log") if self.log_dir else None
+            ln["dl_proc"] = self.run_ns(dns, [binary, "-r", "da", "db", f"{d_ab}", f"{d_ba}"],
+                                        log=log, pipe_stdout=True)
             self._wait_delayline(ln["dl_proc"])
 
     def _wait_delayline(self, proc):
@@ -276,18 +279,20 @@ class Topology:
         """Start argv inside node `name`'s namespace; output goes to the file `log` (or DEVNULL)."""
         return self.run_ns(self.ns(name), argv, log=log, env=env)
 
-    def run_ns(self, ns, argv, log=None, env=None):
-        if log is None and argv and os.path.basename(argv[0]) == "delayline":
-            out = subprocess.PIPE
-        elif log:
-            out = open(log, "ab")
+    def run_ns(self, ns, argv, log=None, env=None, pipe_stdout=False):
+        """Start argv in namespace ns; stdout+stderr to the file `log`, else DEVNULL/inherited.
+        pipe_stdout: stdout is a text pipe (stderr still goes to `log`)."""
+        logf = open(log, "ab") if log else None
+        if pipe_stdout:
+            out, err = subprocess.PIPE, logf
         else:
-            out = subprocess.DEVNULL
-        p = subprocess.Popen(["ip", "netns", "exec", ns, *map(str, argv)], stdout=out,
-                             stderr=subprocess.STDOUT if log else None, env=env,
-                             text=out is subprocess.PIPE)
-        if log:
-            out.close()
+            out, err = (logf, subprocess.STDOUT) if logf else (subprocess.DEVNULL, None)
+        try:
+            p = subprocess.Popen(["ip", "netns", "exec", ns, *map(str, argv)], stdout=out,
+                                 stderr=err, env=env, text=pipe_stdout)
+        finally:
+            if logf:
+                logf.close()
         self.procs.append(p)
         return p
 
