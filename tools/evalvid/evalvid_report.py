@@ -49,18 +49,28 @@ def _num(v):
         return float('nan')
 
 
+def _rel(times, t0):
+    """Times of a CSV relative to the first sent packet: absolute wall-clock times (the elements
+    write CLOCK_REALTIME) are shifted by it, relative ones start at 0."""
+    if not times:
+        return times
+    base = t0 if (t0 is not None and times[0] > 1e8) else times[0]
+    return [t - base for t in times]
+
+
 def write_plots(rep, runp, s):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     names = [r['receiver'] for r in s['receivers']]
+    fr0 = _read(os.path.join(rep, f'{names[0]}.frames.csv')) if names else []
+    t0 = min((_num(r['send_s']) for r in fr0 if r['send_s']), default=None)
 
     # rate over time: sender state, what each receiver got, competing flows
     fig, ax = plt.subplots(figsize=(9, 4))
     rate = _read(os.path.join(runp, 'sender', 'rate.csv'))
     if rate:
-        t0 = _num(rate[0]['time_s'])
-        t = [_num(r['time_s']) - t0 for r in rate]
+        t = _rel([_num(r['time_s']) for r in rate], t0)
         ax.plot(t, [_num(r['target_bps']) / 1e3 for r in rate], label='sender target', lw=2)
         ax.plot(t, [_num(r['sent_bps']) / 1e3 for r in rate], label='sender sent', ls='--')
     for n in names:
@@ -68,17 +78,16 @@ def write_plots(rep, runp, s):
         ax.plot([_num(r['time_s']) for r in rr], [_num(r['recv_bps']) / 1e3 for r in rr], label=f'{n} received')
         st = _read(os.path.join(runp, f'rx-{n}', 'stats.csv'))
         if st:
-            t0 = _num(st[0]['time_s'])
-            ax.plot([_num(r['time_s']) - t0 for r in st], [_num(r['rate_bps']) / 1e3 for r in st], ls=':',
+            ax.plot(_rel([_num(r['time_s']) for r in st], t0), [_num(r['rate_bps']) / 1e3 for r in st], ls=':',
                     label=f'{n} computed rate')
     for n, fl in s['flows'].items():
         rows = fl['rows']
         if len(rows) > 1:
-            t0 = _num(rows[0]['time_s'])
-            dt = (_num(rows[-1]['time_s']) - t0) / (len(rows) - 1)
-            ax.plot([_num(r['time_s']) - t0 for r in rows], [8 * _num(r['bytes']) / dt / 1e3 for r in rows],
+            ft = [_num(r['time_s']) for r in rows]
+            dt = (ft[-1] - ft[0]) / (len(rows) - 1)
+            ax.plot(_rel(ft, t0), [8 * _num(r['bytes']) / dt / 1e3 for r in rows],
                     label=f'flow {n}', alpha=.7)
-    ax.set_xlabel('time (s)'); ax.set_ylabel('kbit/s'); ax.set_title('Rate over time')
+    ax.set_xlabel('time since the first sent packet (s)'); ax.set_ylabel('kbit/s'); ax.set_title('Rate over time')
     ax.grid(alpha=.3); ax.legend(fontsize=7)
     fig.tight_layout(); fig.savefig(os.path.join(rep, 'rate.png'), dpi=100); plt.close(fig)
 
