@@ -13,6 +13,7 @@
 static double secs (amcc_time t) { return (double) t / 1e9; }
 static amcc_time ns_from_s (double s) { return (amcc_time) llround (s * 1e9); }
 static uint32_t us32 (amcc_time t) { return (uint32_t) (uint64_t) (t / AMCC_NS_PER_US); }
+static void arm_round_timer (struct amcc_tfmcc_receiver *rx, amcc_time now);
 
 /* RFC 5348 5.5 general discount factor DF from the current history: 1 unless the open interval
  * is more than twice the average of the closed ones; then 2 I_mean / I_0, floored at 0.5. */
@@ -133,6 +134,7 @@ void amcc_tfmcc_receiver_on_rtp (struct amcc_tfmcc_receiver *rx, amcc_time now, 
       rx->df[i] = 1;
   }
   rx->packets++;
+  arm_round_timer (rx, now);
   if (bytes > 0 && bytes <= 65535)
     rx->mean_size += ((double) bytes - rx->mean_size) / 16.0;
   if (has_sender_ts)
@@ -154,6 +156,8 @@ void amcc_tfmcc_receiver_on_rtp (struct amcc_tfmcc_receiver *rx, amcc_time now, 
     double x = rx->recv_rate_bps > 0 ? rx->recv_rate_bps : 8.0 * rx->mean_size / rtt;
     double p = amcc_tfmcc_loss_for_rate (x, rx->mean_size, rtt);
     amcc_loss_history_push (&rx->ev.hist, p > 0 ? 1.0 / p : 1.0);
+    rx->seed_pending = !rx->have_rtt;       /* seeded with R_max: redo at the first RTT */
+    rx->seed_rate_bps = x;
   } else if ((ev & AMCC_LOSS_EV_NEW) && rx->p.history_discounting) {
     /* the closed intervals keep the discount that applied while I_0 was open (RFC 5348 5.5) */
     for (int i = AMCC_LOSS_N; i >= 2; i--)
@@ -162,10 +166,35 @@ void amcc_tfmcc_receiver_on_rtp (struct amcc_tfmcc_receiver *rx, amcc_time now, 
   }
 }
 
+/* The synthetic first interval was computed with R_max; with the first measured RTT, recompute
+ * it so that the equation still gives the receive rate of the first loss (RFC 5348 6.3.1). */
+static void reseed (struct amcc_tfmcc_receiver *rx)
+{
+  int k = amcc_loss_history_count (&rx->ev.hist);
+  rx->seed_pending = false;
+  if (k < 1 || k > AMCC_LOSS_N)
+    return;                                  /* the seed has already left the history */
+  double p = amcc_tfmcc_loss_for_rate (rx->seed_rate_bps, rx->mean_size, rx->rtt_s);
+  if (p > 0)
+    rx->ev.hist.interval[k] = 1.0 / p;       /* the oldest closed interval is the seed */
+}
+
+/* Arm the non-CLR feedback timer of the current round: round start + t, once there is data. */
+static void arm_round_timer (struct amcc_tfmcc_receiver *rx, amcc_time now)
+{
+  if (rx->is_clr || rx->sent_this_round || rx->report_due != AMCC_TIME_NONE || rx->packets < 2 ||
+      !rx->have_info || rx->round_t_s < 0)
+    return;
+  amcc_time due = rx->round_seen_at + ns_from_s (rx->round_t_s);
+  rx->report_due = due > now ? due : now;
+}
+
 static void cancel_unless_clr (struct amcc_tfmcc_receiver *rx)
 {
-  if (!rx->is_clr && !rx->leave_requested)
+  if (!rx->is_clr && !rx->leave_requested) {
     rx->report_due = AMCC_TIME_NONE;
+    rx->sent_this_round = true;              /* done for this round: suppressed */
+  }
 }
 
 static void track_floor (struct amcc_tfmcc_receiver *rx, amcc_time now, double rate)
@@ -207,6 +236,8 @@ void amcc_tfmcc_receiver_on_sender_info (struct amcc_tfmcc_receiver *rx, amcc_ti
         double q = rx->is_clr ? rx->p.q_rtt_clr : rx->p.q_rtt;
         rx->rtt_s = q * rx->rtt_s + (1 - q) * sample;
       }
+      if (rx->seed_pending)
+        reseed (rx);
       rx->have_owd_base = true;           /* one-way adjustment restarts from this echo */
       rx->owd_base_us = us32 (now) - info->ts_us;
       rx->owd_delta_s = 0;
@@ -230,9 +261,12 @@ void amcc_tfmcc_receiver_on_sender_info (struct amcc_tfmcc_receiver *rx, amcc_ti
     /* 4.5: t = max(T (1 + ln x / ln N), 0), x uniform in (0,1]; a new round cancels the old */
     double x = uniform_x > 0 && uniform_x <= 1 ? uniform_x : (uniform_x > 1 ? 1.0 : 1e-300);
     double T = rx->p.round_rmax_factor * rx->r_max_s;
-    double t = fmax (T * (1.0 + log (x) / log (rx->p.n_receivers_bound)), 0.0);
-    rx->report_due = rx->packets > 1 ? now + ns_from_s (t) : AMCC_TIME_NONE;
+    rx->round_t_s = fmax (T * (1.0 + log (x) / log (rx->p.n_receivers_bound)), 0.0);
+    rx->round_seen_at = now;
+    rx->sent_this_round = false;
+    rx->report_due = AMCC_TIME_NONE;
   }
+  arm_round_timer (rx, now);
   /* suppression: someone reported a rate low enough, and R_max covers our RTT */
   if (rx->report_due != AMCC_TIME_NONE && info->has_supp && info->x_supp_bps < rate &&
       rx->r_max_s >= amcc_tfmcc_receiver_rtt (rx))

@@ -130,6 +130,41 @@ static void test_first_loss_seeding (void)
   amcc_tfmcc_receiver_make_report (&rx, t + 100 * MS, &r);
   AMT_CHECK (r.have_loss && !r.have_rtt && r.loss_event_rate > 0);
   AMT_NEAR (r.recv_rate_bps, 800e3, 800e3 * 0.02);
+  /* the seed used R_max (no RTT yet); the first RTT sample (0.1 s) re-seeds it so that the
+   * equation still gives the receive rate of the first loss, now with the real RTT */
+  double x_at_loss = rx.seed_rate_bps;
+  struct amcc_tfmcc_sender_info i;
+  memset (&i, 0, sizeof i);
+  i.r_max_us = 500000;
+  i.rate_bps = 1e6;
+  i.has_echo = true;
+  i.echo_ssrc = ME;
+  i.echo_ts_us = r.ts_us;
+  i.echo_hold_us = 0;
+  amcc_tfmcc_receiver_on_sender_info (&rx, t + 200 * MS, &i, 0.5);
+  AMT_NEAR (amcc_tfmcc_receiver_rtt (&rx), 0.1, 1e-9);
+  AMT_NEAR (amcc_tfmcc_receiver_rate (&rx), x_at_loss, x_at_loss * 1e-6);
+}
+
+static bool drop_disc (uint32_t s) { return s == 5100 || s == 5200 || s == 5300 || s == 7000; }
+
+/* RFC 5348 5.5: when a long loss-free interval closes, the older intervals keep the discount
+ * DF that applied while it was open: DF = max(0.5, 2 I_mean / I_0) */
+static void test_discount_shift (void)
+{
+  mk ();
+  feed (0, 5000, 2100, 10 * MS, 1000, drop_disc);
+  /* events at 5100 (seed), 5200, 5300, 7000: before 7000 closes I_0 = 7000 - 5300 = 1700,
+   * I_mean without I_0 over (100, 100, seed): large I_0 -> DF_prev < 1 */
+  AMT_CHECK (rx.ev.events == 4);
+  double seed = rx.ev.hist.interval[4];      /* I_1 = 1700, I_2 = I_3 = 100, I_4 = seed */
+  double mean = (100.0 + 100.0 + seed) / 3.0;
+  double df = fmax (0.5, 2 * mean / 1699.0);   /* I_0 just before 7000 was detected: 1699..1702 */
+  AMT_CHECK (df < 1.0);
+  AMT_NEAR (rx.df[1], 1.0, 0);
+  AMT_NEAR (rx.df[2], df, 0.01);
+  AMT_NEAR (rx.df[3], df, 0.01);
+  AMT_NEAR (rx.df[4], df, 0.01);
 }
 
 static struct amcc_tfmcc_sender_info info_at (uint16_t fb, uint32_t ts_us)
@@ -300,6 +335,7 @@ int main (void)
   AMT_RUN (test_loss_events);
   AMT_RUN (test_reordering);
   AMT_RUN (test_first_loss_seeding);
+  AMT_RUN (test_discount_shift);
   AMT_RUN (test_rtt);
   AMT_RUN (test_feedback_timer);
   AMT_RUN (test_suppression_needs_rmax);

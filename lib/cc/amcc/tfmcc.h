@@ -136,7 +136,12 @@ struct amcc_tfmcc_receiver {
   /* feedback timer (RFC 4654 4.5) */
   amcc_time report_due;             /* AMCC_TIME_NONE when nothing is scheduled */
   amcc_time last_report;
-  bool sent_this_round;
+  bool sent_this_round;             /* reported or suppressed in this round */
+  amcc_time round_seen_at;          /* when this round's first sender APP arrived */
+  double round_t_s;                 /* the feedback delay t drawn for this round */
+  /* first-loss seeding with R_max before any RTT sample: redone with the first real RTT */
+  bool seed_pending;
+  double seed_rate_bps;
   bool leave_requested;
   amcc_time below_floor_since;
 };
