@@ -160,13 +160,21 @@ rtcp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   GstAsmpSrc *self = user_data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  guint32 first = gst_am_rtcp_first_ssrc (buf);
+  guint32 first = gst_am_rtcp_first_ssrc (buf), own;
   guint members = 0;
   gint64 now = gst_am_now ();
 
   if (self->session)
     g_object_get (self->session, "num-active-sources", &members, NULL);
   g_mutex_lock (&self->lock);
+  /* until we have sent RTCP ourselves, ask the session who we are */
+  if (!self->own_ssrc) {
+    g_mutex_unlock (&self->lock);
+    own = gst_am_internal_ssrc (self->rtpbin);
+    g_mutex_lock (&self->lock);
+    if (!self->own_ssrc)
+      self->own_ssrc = own;
+  }
   /* our own RTCP looped back (shared socket, loop=true): not a collision, drop it */
   if (first && first == self->own_ssrc) {
     g_mutex_unlock (&self->lock);

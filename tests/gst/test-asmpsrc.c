@@ -1,3 +1,344 @@
-#include <gst/check/gstcheck.h>
-static Suite *s_suite (void) { Suite *s = suite_create ("test-asmpsrc"); return s; }
-GST_CHECK_MAIN (s);
+/* test-asmpsrc.c - asmpsrc under GstHarness with a GstTestClock as the system clock: RTP and
+ * the sender's SR + echo APP arrive over 127.0.0.1; the receiver's RRs carry its ASMP report
+ * APP (content checked), echoes and losses are accounted, malformed APPs are counted and
+ * ignored, a similar peer report suppresses ours, TFMCC mode sends TFMR reports. */
+#include "amgsttest.h"
+#include <amcc/asmp.h>
+#include <amcc/tfmcc.h>
+#include "common/gstamcc.h"
+#include "common/gstamnet.h"
+
+#define SENDER_SSRC 0x11223344u
+
+typedef struct {
+  GstTestClock *clock;
+  GstElement *src;
+  GstHarness *h;
+  GstBus *bus;
+  GAsyncQueue *rtcp_out, *rtcp_in, *rtp_in;
+  gint port;
+  guint collisions;
+  guint16 seq;
+  guint32 own_ssrc;
+} Fixture;
+
+static void
+on_collision (GstElement * rtpbin, guint session, guint ssrc, Fixture * f)
+{
+  f->collisions++;
+}
+
+static void
+fixture_init (Fixture * f, const gchar * protocol)
+{
+  GstElement *rtpbin;
+  GObject *session = NULL;
+
+  memset (f, 0, sizeof (*f));
+  f->clock = GST_TEST_CLOCK (gst_test_clock_new ());
+  gst_system_clock_set_default (GST_CLOCK (f->clock));
+  f->port = amt_free_port_pair ();
+  fail_unless (f->port > 0);
+  f->src = gst_element_factory_make ("asmpsrc", NULL);
+  fail_unless (f->src != NULL, "asmpsrc not found (GST_PLUGIN_PATH?)");
+  gst_util_set_object_arg (G_OBJECT (f->src), "protocol", protocol);
+  g_object_set (f->src, "address", "127.0.0.1", "port", f->port, "rtcp-interval", 100, NULL);
+  f->bus = gst_bus_new ();
+  gst_element_set_bus (f->src, f->bus);
+  f->rtcp_out = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
+  f->rtcp_in = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
+  f->rtp_in = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
+  amt_probe_child_pad (f->src, "rtpbin", "send_rtcp_src_0", f->rtcp_out);
+  amt_probe_child_pad (f->src, "rtcp_src", "src", f->rtcp_in);
+  amt_probe_child_pad (f->src, "rtp_src", "src", f->rtp_in);
+  rtpbin = gst_bin_get_by_name (GST_BIN (f->src), "rtpbin");
+  g_signal_connect (rtpbin, "on-ssrc-collision", G_CALLBACK (on_collision), f);
+  g_signal_emit_by_name (rtpbin, "get-internal-session", 0, &session);
+  g_object_get (session, "internal-ssrc", &f->own_ssrc, NULL);
+  g_object_unref (session);
+  gst_object_unref (rtpbin);
+  f->h = gst_harness_new_with_element (f->src, NULL, "src");
+  gst_harness_play (f->h);
+}
+
+static void
+fixture_clear (Fixture * f)
+{
+  AmtBusCounts c = { 0 };
+
+  amt_drain_bus (f->bus, "asmpsrc-stats", &c);
+  fail_unless_equals_int (c.errors, 0);
+  fail_unless_equals_int (c.warnings, 0);
+  fail_unless_equals_int (f->collisions, 0);
+  fail_unless (c.named > 0, "no asmpsrc-stats message");
+  gst_harness_teardown (f->h);
+  gst_object_unref (f->bus);
+  g_async_queue_unref (f->rtcp_out);
+  g_async_queue_unref (f->rtcp_in);
+  g_async_queue_unref (f->rtp_in);
+  gst_system_clock_set_default (NULL);
+  gst_object_unref (f->clock);
+}
+
+/* n RTP packets of 500 bytes as asmpsink sends them (send-time + extseq extensions);
+ * skip: sequence numbers left out before the first one (a loss). */
+static void
+send_rtp (Fixture * f, guint n, guint skip)
+{
+  guint i;
+
+  f->seq += skip;
+  for (i = 0; i < n; i++) {
+    GstBuffer *b = gst_rtp_buffer_new_allocate (488, 0, 0), *seen;
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+    gst_rtp_buffer_map (b, GST_MAP_WRITE, &rtp);
+    gst_rtp_buffer_set_ssrc (&rtp, SENDER_SSRC);
+    gst_rtp_buffer_set_seq (&rtp, f->seq);
+    gst_rtp_buffer_set_timestamp (&rtp, f->seq * 3000);
+    gst_rtp_buffer_set_payload_type (&rtp, 96);
+    memset (gst_rtp_buffer_get_payload (&rtp), 0x41, 488);
+    gst_rtp_buffer_unmap (&rtp);
+    fail_unless (gst_am_rtp_stamp (&b, gst_am_now (), f->seq));
+    amt_udp_send (b, f->port);
+    gst_buffer_unref (b);
+    seen = amt_wait_buffer (f->rtp_in);
+    fail_unless (seen != NULL, "RTP not received");
+    gst_buffer_unref (seen);
+    f->seq++;
+  }
+}
+
+/* The sender's SR, optionally with an APP (name, subtype, payload). */
+static void
+send_sr (Fixture * f, const gchar * app_name, guint8 subtype, const guint8 * app, gsize len)
+{
+  GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SR, &pkt));
+  gst_rtcp_packet_sr_set_sender_info (&pkt, SENDER_SSRC,
+      gst_am_ntp64_from_unix_ns (gst_am_now ()), f->seq * 3000, f->seq, f->seq * 500);
+  gst_rtcp_buffer_unmap (&rtcp);
+  if (app_name)
+    fail_unless (gst_am_rtcp_append_app (b, subtype, SENDER_SSRC, app_name, app, len));
+  amt_udp_send (b, f->port + 1);
+  gst_buffer_unref (b);
+  seen = amt_wait_buffer (f->rtcp_in);
+  fail_unless (seen != NULL, "SR not received");
+  gst_buffer_unref (seen);
+}
+
+/* A peer receiver's RR + ASMP report. */
+static void
+send_peer_report (Fixture * f, guint32 ssrc, gdouble rate_bps)
+{
+  GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+  amcc_asmp_report rep = { 0 };
+  guint8 buf[64];
+  gsize len;
+
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
+  gst_rtcp_packet_rr_set_ssrc (&pkt, ssrc);
+  gst_rtcp_buffer_unmap (&rtcp);
+  rep.rate_bps = rate_bps;
+  fail_unless_equals_int (amcc_asmp_report_encode (&rep, buf, sizeof (buf), &len), AMCC_OK);
+  fail_unless (gst_am_rtcp_append_app (b, AMCC_ASMP_SUBTYPE_REPORT, ssrc, AMCC_ASMP_APP_NAME,
+          buf, len));
+  amt_udp_send (b, f->port + 1);
+  gst_buffer_unref (b);
+  seen = amt_wait_buffer (f->rtcp_in);
+  fail_unless (seen != NULL);
+  gst_buffer_unref (seen);
+}
+
+/* The next RR the receiver sends; *report decoded from its ASMP APP (FALSE if none). */
+static gboolean
+next_rr (Fixture * f, amcc_asmp_report * report)
+{
+  GstBuffer *b = amt_crank_until (f->clock, f->rtcp_out, 20);
+  guint8 data[256], subtype;
+  guint32 ssrc;
+  gsize len;
+  gboolean has;
+
+  fail_unless (b != NULL, "no RTCP from asmpsrc");
+  fail_unless_equals_int (amt_first_type (b), GST_RTCP_TYPE_RR);
+  has = amt_find_app (b, AMCC_ASMP_APP_NAME, &subtype, &ssrc, data, sizeof (data), &len);
+  if (has) {
+    fail_unless_equals_int (subtype, AMCC_ASMP_SUBTYPE_REPORT);
+    fail_unless_equals_int (ssrc, f->own_ssrc);
+    fail_unless_equals_int (len, AMCC_ASMP_REPORT_LEN);
+    fail_unless_equals_int (amcc_asmp_report_decode (data, len, report), AMCC_OK);
+  }
+  gst_buffer_unref (b);
+  return has;
+}
+
+static GstStructure *
+stats (Fixture * f)
+{
+  GstStructure *s = NULL;
+  g_object_get (f->src, "stats", &s, NULL);
+  fail_unless (s != NULL);
+  return s;
+}
+
+static guint64
+stat_u64 (GstStructure * s, const gchar * field)
+{
+  guint64 v = 0;
+  fail_unless (gst_structure_get_uint64 (s, field, &v), "no field %s", field);
+  return v;
+}
+
+GST_START_TEST (test_rr_carries_report_and_echo_is_used)
+{
+  Fixture f;
+  amcc_asmp_report rep;
+  amcc_asmp_echo_entry echo = { 0 };
+  guint8 buf[64];
+  gsize len;
+  GstStructure *st;
+  gint64 lost = -1;
+  gboolean send_time = FALSE;
+
+  fixture_init (&f, "asmp");
+  send_rtp (&f, 30, 0);
+  /* the sender echoes this receiver's RTT (eq. 9) in its SR */
+  echo.ssrc = f.own_ssrc;
+  echo.rtt = 40 * GST_MSECOND;
+  fail_unless_equals_int (amcc_asmp_echo_encode (&echo, 1, buf, sizeof (buf), &len), AMCC_OK);
+  send_sr (&f, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_ECHO, buf, len);
+  fail_unless (next_rr (&f, &rep), "RR without the ASMP report");
+  /* nothing lost, a positive rate, the RTT calibrated by the echo (eq. 10) */
+  fail_unless (rep.rate_bps > 0);
+  fail_unless (rep.loss == 0.0);
+  fail_unless (rep.have_echo);
+  fail_unless (rep.rtt_s > 0);
+
+  /* 5 packets lost out of 35: counted (RFC 3550 A.3 cumulative) */
+  send_rtp (&f, 10, 5);
+  send_rtp (&f, 20, 0);
+  fail_unless (next_rr (&f, &rep));
+  st = stats (&f);
+  fail_unless (gst_structure_get_int64 (st, "packets-lost", &lost));
+  fail_unless_equals_int (lost, 5);
+  fail_unless_equals_int (stat_u64 (st, "packets-received"), 60);
+  fail_unless_equals_int (stat_u64 (st, "echoes-received"), 1);
+  fail_unless (gst_structure_get_boolean (st, "have-send-time", &send_time) && send_time);
+  fail_unless (stat_u64 (st, "reports-sent") >= 2);
+  gst_structure_free (st);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_malformed_app_counted_and_ignored)
+{
+  Fixture f;
+  amcc_asmp_report rep;
+  amcc_asmp_echo_entry echo = { 0 };
+  guint8 buf[64];
+  gsize len;
+  GstStructure *st;
+
+  fixture_init (&f, "asmp");
+  send_rtp (&f, 10, 0);
+  /* echo whose entry count disagrees with its length */
+  echo.ssrc = f.own_ssrc;
+  echo.rtt = 40 * GST_MSECOND;
+  fail_unless_equals_int (amcc_asmp_echo_encode (&echo, 1, buf, sizeof (buf), &len), AMCC_OK);
+  buf[3] = 7;
+  send_sr (&f, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_ECHO, buf, len);
+  /* truncated echo: 4 bytes of header claiming one entry */
+  buf[3] = 1;
+  send_sr (&f, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_ECHO, buf, 4);
+  /* a peer report of the wrong length */
+  send_sr (&f, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_REPORT, buf, 8);
+  send_rtp (&f, 10, 0);
+  fail_unless (next_rr (&f, &rep), "the receiver stopped reporting");
+  fail_unless (!rep.have_echo, "a malformed echo was used");
+  st = stats (&f);
+  fail_unless_equals_int (stat_u64 (st, "app-malformed"), 3);
+  fail_unless_equals_int (stat_u64 (st, "echoes-received"), 0);
+  gst_structure_free (st);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_similar_peer_report_suppresses)
+{
+  Fixture f;
+  amcc_asmp_report rep;
+  GstStructure *st;
+  gboolean has;
+
+  fixture_init (&f, "asmp");
+  send_rtp (&f, 20, 0);
+  send_sr (&f, NULL, 0, NULL, 0);
+  fail_unless (next_rr (&f, &rep));
+  /* new round (SR); a peer reports 1 % below our rate: within 2 %, ours is redundant */
+  send_sr (&f, NULL, 0, NULL, 0);
+  send_peer_report (&f, 0x0badcafe, rep.rate_bps * 0.99);
+  send_rtp (&f, 5, 0);
+  has = next_rr (&f, &rep);
+  fail_if (has, "report sent although a similar peer report was heard");
+  st = stats (&f);
+  fail_unless_equals_int (stat_u64 (st, "reports-suppressed"), 1);
+  gst_structure_free (st);
+  /* next round, a peer far above us: we are the slowest and must report */
+  send_sr (&f, NULL, 0, NULL, 0);
+  send_peer_report (&f, 0x0badcafe, rep.rate_bps * 3);
+  fail_unless (next_rr (&f, &rep), "slowest receiver suppressed");
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_tfmcc_receiver_report)
+{
+  Fixture f;
+  GstBuffer *b;
+  guint8 data[256], subtype;
+  guint32 ssrc = 0;
+  gsize len = 0;
+  struct amcc_tfmcc_report r;
+  guint i;
+  gboolean found = FALSE;
+
+  fixture_init (&f, "tfmcc");
+  send_rtp (&f, 30, 0);
+  for (i = 0; i < 5 && !found; i++) {
+    b = amt_crank_until (f.clock, f.rtcp_out, 20);
+    fail_unless (b != NULL);
+    found = amt_find_app (b, AMCC_TFMCC_APP_REPORT, &subtype, &ssrc, data, sizeof (data), &len);
+    fail_if (amt_find_app (b, AMCC_ASMP_APP_NAME, &subtype, &ssrc, data, sizeof (data), &len));
+    gst_buffer_unref (b);
+  }
+  fail_unless (found, "no TFMR report in the receiver's RTCP");
+  fail_unless_equals_int (ssrc, f.own_ssrc);
+  fail_unless (amcc_tfmcc_report_decode (&r, data, len) >= 0);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+static Suite *
+asmpsrc_suite (void)
+{
+  Suite *s = suite_create ("asmpsrc");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 60);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_rr_carries_report_and_echo_is_used);
+  tcase_add_test (tc, test_malformed_app_counted_and_ignored);
+  tcase_add_test (tc, test_similar_peer_report_suppresses);
+  tcase_add_test (tc, test_tfmcc_receiver_report);
+  return s;
+}
+
+GST_CHECK_MAIN (asmpsrc);
