@@ -1,0 +1,45 @@
+// test_cpp.cpp - proves lib/cc is usable from C++: every public header in one C++ translation
+// unit (extern "C" linkage), a few calls that must link against the C library.
+#include <amcc/amcc.h>
+#include <amcc/seq.h>
+#include <amcc/loss.h>
+#include <amcc/jitter.h>
+#include <amcc/rtt.h>
+#include <amcc/tcpmodel.h>
+#include <amcc/rtcp_app.h>
+#include <amcc/asmp.h>
+#if defined(__has_include)
+#if __has_include(<amcc/tfmcc.h>)
+#include <amcc/tfmcc.h>
+#endif
+#endif
+#include <cstring>
+#include "amtest.h"
+
+static void
+test_cpp_calls (void)
+{
+  AMT_NEAR (amcc_pftk_rate (1000, 0.1, 0.01), 112332.234, 0.01);   // test_models.c hand value
+  AMT_CHECK (std::strcmp (amcc_strerror (AMCC_ERR_TRUNCATED), "truncated input") == 0);
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_sender *tx = amcc_asmp_sender_new (&p, 0);
+  AMT_CHECK (tx != nullptr);
+  AMT_NEAR (amcc_asmp_sender_rate (tx, 0), p.initial_rate_bps, 0);
+  amcc_asmp_sender_free (tx);
+  amcc_seq s;
+  amcc_seq_init (&s);
+  AMT_CHECK (amcc_seq_update (&s, 1, nullptr) == AMCC_SEQ_PROBATION);
+  uint8_t buf[AMCC_ASMP_REPORT_LEN];
+  amcc_asmp_report r = amcc_asmp_report ();
+  r.rate_bps = 8e5;
+  size_t n = 0;
+  AMT_CHECK (amcc_asmp_report_encode (&r, buf, sizeof buf, &n) == AMCC_OK && n == AMCC_ASMP_REPORT_LEN);
+}
+
+int
+main ()
+{
+  AMT_RUN (test_cpp_calls);
+  return amt_summary ();
+}
