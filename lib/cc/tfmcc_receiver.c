@@ -170,13 +170,13 @@ void amcc_tfmcc_receiver_on_rtp (struct amcc_tfmcc_receiver *rx, amcc_time now, 
  * it so that the equation still gives the receive rate of the first loss (RFC 5348 6.3.1). */
 static void reseed (struct amcc_tfmcc_receiver *rx)
 {
-  int k = amcc_loss_history_count (&rx->ev.hist);
+  uint64_t k = rx->ev.events;               /* the seed is I_k: one push per later event */
   rx->seed_pending = false;
-  if (k < 1 || k > AMCC_LOSS_N)
+  if (k < 1 || k > AMCC_LOSS_N || amcc_loss_history_count (&rx->ev.hist) < (int) k)
     return;                                  /* the seed has already left the history */
   double p = amcc_tfmcc_loss_for_rate (rx->seed_rate_bps, rx->mean_size, rx->rtt_s);
   if (p > 0)
-    rx->ev.hist.interval[k] = 1.0 / p;       /* the oldest closed interval is the seed */
+    rx->ev.hist.interval[k] = 1.0 / p;
 }
 
 /* Arm the non-CLR feedback timer of the current round: round start + t, once there is data. */
