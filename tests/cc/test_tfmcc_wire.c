@@ -248,6 +248,13 @@ static void test_fuzz (void)
   struct amcc_tfmcc_sender_info si = sample_info ();
   struct amcc_tfmcc_report ri = sample_report ();
   uint8_t valid_si[32], valid_rp[28];
+  /* every accepted payload also drives a sender and a receiver: they must stay sane */
+  struct amcc_tfmcc_params prm;
+  amcc_tfmcc_params_init (&prm);
+  struct amcc_tfmcc_sender *tx = amcc_tfmcc_sender_new (&prm, 0);
+  static struct amcc_tfmcc_receiver rx;
+  amcc_tfmcc_receiver_init (&rx, &prm, 0x12345678, 0);
+  int insane = 0;
   amcc_tfmcc_sender_info_encode (&si, valid_si, 32);
   amcc_tfmcc_report_encode (&ri, valid_rp, 28);
   for (int it = 0; it < 300000; it++) {
@@ -270,24 +277,48 @@ static void test_fuzz (void)
     struct amcc_tfmcc_sender_info so;
     struct amcc_tfmcc_report ro;
     uint32_t ssrc;
+    amcc_time now = (amcc_time) it * 1000000;            /* 1 ms per input */
+    amcc_tfmcc_receiver_on_rtp (&rx, now, (uint16_t) next_u32 (), 1 + next_u32 () % 1500, next_u32 () & 1,
+                                next_u32 ());
     if (amcc_tfmcc_sender_info_decode (&so, b, len) > 0) {
       accepted++;
+      amcc_tfmcc_receiver_on_sender_info (&rx, now, &so, (next_u32 () + 1.0) / 4294967296.0);
       if (amcc_tfmcc_sender_info_encode (&so, again, sizeof again) != (int) len ||
           memcmp (again, b, len) != 0)
         bad++;
     }
     if (amcc_tfmcc_report_decode (&ro, b, len) > 0) {
       accepted++;
+      amcc_tfmcc_sender_on_report (tx, now, next_u32 () % 8, &ro);
       if (amcc_tfmcc_report_encode (&ro, again, sizeof again) != (int) len ||
           memcmp (again, b, len) != 0)
         bad++;
     }
     (void) amcc_tfmcc_sender_info_read_app (&so, &ssrc, b, len);
     (void) amcc_tfmcc_report_read_app (&ro, &ssrc, b, len);
+    double x = amcc_tfmcc_sender_rate (tx, now);
+    struct amcc_tfmcc_sender_info fill;
+    amcc_tfmcc_sender_fill_info (tx, now, &fill);
+    uint8_t app[64];
+    if (!(x >= 1200 && x <= prm.max_rate_bps) ||
+        amcc_tfmcc_sender_info_write_app (&fill, 1, app, sizeof app) != 44)
+      insane++;
+    if (amcc_tfmcc_receiver_next_report_time (&rx) != AMCC_TIME_NONE && (it & 7) == 0) {
+      struct amcc_tfmcc_report mine;
+      amcc_tfmcc_receiver_make_report (&rx, now, &mine);
+      if (amcc_tfmcc_report_write_app (&mine, 2, app, sizeof app) != 40)
+        insane++;
+    }
+    double xr = amcc_tfmcc_receiver_rate (&rx);
+    if (!(xr >= 0) || isinf (xr) || !(amcc_tfmcc_receiver_rtt (&rx) > 0))
+      insane++;
   }
+  AMT_CHECK (insane == 0);
+  amcc_tfmcc_sender_free (tx);
   AMT_CHECK (bad == 0);
   AMT_CHECK (accepted > 0);     /* the mutation half must produce some valid packets */
-  printf ("# fuzz: 300000 inputs, %d accepted, %d not canonical\n", accepted, bad);
+  printf ("# fuzz: 300000 inputs, %d accepted, %d not canonical, %d insane states\n", accepted, bad,
+          insane);
 }
 
 int main (void)
