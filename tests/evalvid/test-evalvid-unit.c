@@ -169,6 +169,10 @@ static void test_trace_errors(void)
   snprintf(want, sizeof want, "%s:2:", p);
   AMT_CHECK(strstr(err, want) != NULL);
   unlink(p); free(p);
+  /* a trace cut off mid-line by a killed writer: the unterminated last line is ignored */
+  p = write_tmp("1.0 id 5 udp 100 0 I\n1.1 id 6 udp 1");
+  AMT_CHECK(ev_read_sd(p, &sd, &n, err, sizeof err) == 0 && n == 1);
+  free(sd); unlink(p); free(p);
   /* EvalVid's explicit loss lines are accepted and count as not received */
   p = write_tmp("1.0 id 5 udp 100\n1.1 id 6 lost 9999\n");
   AMT_CHECK(ev_read_rd(p, &rd, &n, err, sizeof err) == 0 && n == 1);

@@ -102,6 +102,22 @@ def main(build):
         nolimit = rebuild(build, run, 'late', f'{tmp}/late2.yuv')
         check(nolimit == clean, 'without play-out delay, delay alone changes nothing')
 
+        # 10-bit stream (High 10): the decode path keeps the depth and the alignment
+        r10 = os.path.join(tmp, 'r10', 'sender')
+        os.makedirs(r10)
+        T.run(['ffmpeg', '-v', 'error', '-f', 'lavfi', '-i', f'testsrc2=size={W}x{H}:rate={FPS}', '-frames:v', '20',
+               '-pix_fmt', 'yuv420p10le', '-c:v', 'libx264', '-profile:v', 'high10', '-bf', '0', '-g', '10',
+               '-crf', '30', '-f', 'h264', f'{r10}/sent.h264'])
+        with open(f'{r10}/ref.json', 'w') as f:
+            json.dump({'width': W, 'height': H, 'format': 'I420_10LE'}, f)
+        mkrun.make_sd(build, r10, FPS)
+        T.run([T.tool(build, 'evalvid-rebuild'), '--sd', f'{r10}/sd.txt', '--h264', f'{r10}/sent.h264',
+               '--ref-json', f'{r10}/ref.json', '-o', f'{tmp}/ll10.yuv'])
+        T.run(['ffmpeg', '-v', 'error', '-i', f'{r10}/sent.h264', '-f', 'rawvideo', '-pix_fmt', 'yuv420p10le',
+               f'{tmp}/ff10.yuv'])
+        check(T.frames_of(f'{tmp}/ll10.yuv', 2 * FB) == T.frames_of(f'{tmp}/ff10.yuv', 2 * FB) and
+              os.path.getsize(f'{tmp}/ll10.yuv') == 20 * 2 * FB, '10-bit lossless rebuild == ffmpeg decode')
+
         # the whole run: 3 receivers, one competing flow, bottleneck from meta.json
         os.makedirs(f'{run}/flows')
         with open(f'{run}/flows/tcp.csv', 'w') as f:

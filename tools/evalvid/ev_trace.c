@@ -60,6 +60,11 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 }
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
+/* A bad line is an error, except an unterminated last line: a trace cut off mid-write when its
+ * writer was killed; that one is reported on stderr and ignored. */
+#define LINE_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); \
+  if (unterminated) { fprintf(stderr, "warning: %s (unterminated last line, ignored)\n", err); goto done; } \
+  goto fail; } while (0)
 
 int ev_read_sd(const char *path, ev_sd_pkt **out, size_t *n, char *err, size_t errlen)
 {
@@ -68,32 +73,35 @@ int ev_read_sd(const char *path, ev_sd_pkt **out, size_t *n, char *err, size_t e
   ev_sd_pkt *a = NULL; size_t cap = 0, k = 0; uint32_t ln = 0;
   char *line = NULL; size_t lcap = 0;
   int cols = 0;
-  while (getline(&line, &lcap, f) >= 0) {
+  ssize_t got;
+  while ((got = getline(&line, &lcap, f)) >= 0) {
+    int unterminated = got > 0 && line[got - 1] != '\n';
     ln++;
     if (skip_line(line)) continue;
     char *tok[MAXTOK + 1];
     int nt = split(line, tok);
     ev_sd_pkt p = { .frame = -1, .type = '?', .line = ln };
     if ((nt != 5 && nt != 7) || strcmp(tok[1], "id") || strcmp(tok[3], "udp"))
-      FAIL("%s:%u: not a sender-dump line (want 'TIME id N udp SIZE [FRAME TYPE]')", path, ln);
-    if (num_d(tok[0], &p.t)) FAIL("%s:%u: bad time '%s'", path, ln, tok[0]);
-    if (num_u64(tok[2], &p.id)) FAIL("%s:%u: bad packet id '%s'", path, ln, tok[2]);
-    if (num_u32(tok[4], &p.size)) FAIL("%s:%u: bad size '%s'", path, ln, tok[4]);
+      LINE_FAIL("%s:%u: not a sender-dump line (want 'TIME id N udp SIZE [FRAME TYPE]')", path, ln);
+    if (num_d(tok[0], &p.t)) LINE_FAIL("%s:%u: bad time '%s'", path, ln, tok[0]);
+    if (num_u64(tok[2], &p.id)) LINE_FAIL("%s:%u: bad packet id '%s'", path, ln, tok[2]);
+    if (num_u32(tok[4], &p.size)) LINE_FAIL("%s:%u: bad size '%s'", path, ln, tok[4]);
     int c = nt;
     if (nt == 7 && isdigit((unsigned char)tok[6][0])) c = 5;  /* Evalvid-RA: "Q type" columns */
     if (c == 7) {
       uint32_t fr;
-      if (num_u32(tok[5], &fr) || fr > INT32_MAX) FAIL("%s:%u: bad frame number '%s'", path, ln, tok[5]);
+      if (num_u32(tok[5], &fr) || fr > INT32_MAX) LINE_FAIL("%s:%u: bad frame number '%s'", path, ln, tok[5]);
       if (strlen(tok[6]) != 1 || !strchr("HIPB", tok[6][0]))
-        FAIL("%s:%u: bad frame type '%s' (want H, I, P or B)", path, ln, tok[6]);
+        LINE_FAIL("%s:%u: bad frame type '%s' (want H, I, P or B)", path, ln, tok[6]);
       p.frame = (int32_t)fr; p.type = tok[6][0];
     }
-    if (cols && c != cols) FAIL("%s:%u: %d columns after lines of %d", path, ln, c, cols);
+    if (cols && c != cols) LINE_FAIL("%s:%u: %d columns after lines of %d", path, ln, c, cols);
     cols = c;
     if (grow((void **)&a, &cap, k, sizeof *a)) FAIL("%s: out of memory", path);
     a[k++] = p;
   }
   if (ferror(f)) FAIL("%s: read error", path);
+done:
   free(line); fclose(f);
   *out = a; *n = k;
   return 0;
@@ -108,22 +116,25 @@ int ev_read_rd(const char *path, ev_rd_pkt **out, size_t *n, char *err, size_t e
   if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
   ev_rd_pkt *a = NULL; size_t cap = 0, k = 0; uint32_t ln = 0;
   char *line = NULL; size_t lcap = 0;
-  while (getline(&line, &lcap, f) >= 0) {
+  ssize_t got;
+  while ((got = getline(&line, &lcap, f)) >= 0) {
+    int unterminated = got > 0 && line[got - 1] != '\n';
     ln++;
     if (skip_line(line)) continue;
     char *tok[MAXTOK + 1];
     int nt = split(line, tok);
     ev_rd_pkt p = { .line = ln };
     if (nt != 5 || strcmp(tok[1], "id") || (strcmp(tok[3], "udp") && strcmp(tok[3], "lost")))
-      FAIL("%s:%u: not a receiver-dump line (want 'TIME id N udp SIZE')", path, ln);
-    if (num_d(tok[0], &p.t)) FAIL("%s:%u: bad time '%s'", path, ln, tok[0]);
-    if (num_u64(tok[2], &p.id)) FAIL("%s:%u: bad packet id '%s'", path, ln, tok[2]);
-    if (num_u32(tok[4], &p.size)) FAIL("%s:%u: bad size '%s'", path, ln, tok[4]);
+      LINE_FAIL("%s:%u: not a receiver-dump line (want 'TIME id N udp SIZE')", path, ln);
+    if (num_d(tok[0], &p.t)) LINE_FAIL("%s:%u: bad time '%s'", path, ln, tok[0]);
+    if (num_u64(tok[2], &p.id)) LINE_FAIL("%s:%u: bad packet id '%s'", path, ln, tok[2]);
+    if (num_u32(tok[4], &p.size)) LINE_FAIL("%s:%u: bad size '%s'", path, ln, tok[4]);
     if (!strcmp(tok[3], "lost")) continue;
     if (grow((void **)&a, &cap, k, sizeof *a)) FAIL("%s: out of memory", path);
     a[k++] = p;
   }
   if (ferror(f)) FAIL("%s: read error", path);
+done:
   free(line); fclose(f);
   *out = a; *n = k;
   return 0;
@@ -138,24 +149,27 @@ int ev_read_st(const char *path, ev_st_frame **out, size_t *n, char *err, size_t
   if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
   ev_st_frame *a = NULL; size_t cap = 0, k = 0; uint32_t ln = 0;
   char *line = NULL; size_t lcap = 0;
-  while (getline(&line, &lcap, f) >= 0) {
+  ssize_t got;
+  while ((got = getline(&line, &lcap, f)) >= 0) {
+    int unterminated = got > 0 && line[got - 1] != '\n';
     ln++;
     if (skip_line(line)) continue;
     char *tok[MAXTOK + 1];
     int nt = split(line, tok);
     ev_st_frame s;
     uint32_t fr;
-    if (nt != 5) FAIL("%s:%u: not a video-trace line (want 'frameNo type size nPackets sendTime')", path, ln);
-    if (num_u32(tok[0], &fr) || fr > INT32_MAX) FAIL("%s:%u: bad frame number '%s'", path, ln, tok[0]);
-    if (strlen(tok[1]) != 1 || !strchr("HIPB", tok[1][0])) FAIL("%s:%u: bad frame type '%s'", path, ln, tok[1]);
-    if (num_u64(tok[2], &s.size)) FAIL("%s:%u: bad size '%s'", path, ln, tok[2]);
-    if (num_u32(tok[3], &s.packets)) FAIL("%s:%u: bad packet count '%s'", path, ln, tok[3]);
-    if (num_d(tok[4], &s.send)) FAIL("%s:%u: bad send time '%s'", path, ln, tok[4]);
+    if (nt != 5) LINE_FAIL("%s:%u: not a video-trace line (want 'frameNo type size nPackets sendTime')", path, ln);
+    if (num_u32(tok[0], &fr) || fr > INT32_MAX) LINE_FAIL("%s:%u: bad frame number '%s'", path, ln, tok[0]);
+    if (strlen(tok[1]) != 1 || !strchr("HIPB", tok[1][0])) LINE_FAIL("%s:%u: bad frame type '%s'", path, ln, tok[1]);
+    if (num_u64(tok[2], &s.size)) LINE_FAIL("%s:%u: bad size '%s'", path, ln, tok[2]);
+    if (num_u32(tok[3], &s.packets)) LINE_FAIL("%s:%u: bad packet count '%s'", path, ln, tok[3]);
+    if (num_d(tok[4], &s.send)) LINE_FAIL("%s:%u: bad send time '%s'", path, ln, tok[4]);
     s.frame = (int32_t)fr; s.type = tok[1][0];
     if (grow((void **)&a, &cap, k, sizeof *a)) FAIL("%s: out of memory", path);
     a[k++] = s;
   }
   if (ferror(f)) FAIL("%s: read error", path);
+done:
   free(line); fclose(f);
   *out = a; *n = k;
   return 0;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ev_decode.h"
+#include "ev_progress.h"
 #include "ev_receiver.h"
 
 static void usage(FILE *f)
@@ -36,7 +37,7 @@ static void usage(FILE *f)
 "  -p, --playout-delay MS absolute play-out delay (default: none, every frame shown at its slot)\n"
 "  -o FILE                rebuilt raw video (exactly as many frames as the dump)\n"
 "  --frames-csv FILE      per-frame table (network, schedule, decoded, shown)\n"
-"  --progress             progress on stderr\n");
+"  --progress             progress lines on stderr (at most one every 2 s)\n");
 }
 
 /* Minimal reader for the flat ref.json the testbed writes: "key": number or "key": "string". */
@@ -57,14 +58,14 @@ static int json_get(const char *js, const char *key, char *val, size_t vlen)
   return k ? 0 : -1;
 }
 
-typedef struct { int fd; const ev_yuv_geom *g; bool *decoded; size_t n, done; int progress; } store;
+typedef struct { int fd; const ev_yuv_geom *g; bool *decoded; size_t n; int progress; ev_progress prog; } store;
 
 static int store_picture(size_t i, const uint8_t *data, void *user)
 {
   store *s = user;
   if (pwrite(s->fd, data, s->g->frame_bytes, (off_t)(i * s->g->frame_bytes)) != (ssize_t)s->g->frame_bytes) return 1;
   s->decoded[i] = true;
-  if (s->progress && (++s->done % 256) == 0) fprintf(stderr, "\revalvid-rebuild: decoded %zu/%zu", i, s->n);
+  if (s->progress) ev_progress_report(&s->prog, "evalvid-rebuild", "decoded", i + 1, s->n);
   return 0;
 }
 
@@ -146,9 +147,8 @@ int main(int argc, char **argv)
   int fd = mkstemp(tmpl);
   if (fd < 0) DIE("%s: %s", tmpl, strerror(errno));
   unlink(tmpl);
-  store st = { fd, &g, decoded, r.n, 0, progress };
+  store st = { fd, &g, decoded, r.n, progress, { ev_progress_now(), ev_progress_now() } };
   long got = ev_decode_h264(stream, au, r.n, feed, &g, store_picture, &st, err, sizeof err);
-  if (progress) fputc('\n', stderr);
   if (got < 0) DIE("%s: %s", h264, err);
 
   /* 3: schedule with what really decoded, then one picture per slot */

@@ -1,12 +1,14 @@
 /* psnr - per-frame PSNR (and SSIM) of a distorted raw YUV video against its reference.
  * Also accepts EvalVid's command line: psnr W H 420 ref.yuv dist.yuv [ssim]. */
 #include <errno.h>
+#include <pthread.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ev_progress.h"
 #include "ev_quality.h"
 
 static void usage(FILE *f)
@@ -24,7 +26,7 @@ static void usage(FILE *f)
 "      --ffmpeg-log FILE per-frame lines in the format of FFmpeg's psnr stats_file\n"
 "  -n, --frames N        compare only the first N frames (both files must have at least N)\n"
 "  -j, --threads N       worker threads (default: all cores)\n"
-"      --progress        report progress on stderr\n"
+"      --progress        progress lines on stderr (at most one every 2 s)\n"
 "  -h, --help            this help\n"
 "Output (stdout): a summary with, per plane Y/U/V and for all samples together ('avg'),\n"
 "  mean_db  = the mean of the per-frame dB values (EvalVid's mean), and\n"
@@ -38,9 +40,10 @@ static void usage(FILE *f)
 
 static void progress(size_t done, size_t total, void *user)
 {
-  (void)user;
-  fprintf(stderr, "\rpsnr: %zu/%zu frames", done, total);
-  if (done == total) fputc('\n', stderr);
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;   /* called from the worker threads */
+  pthread_mutex_lock(&lock);
+  ev_progress_report(user, "psnr", "compared", done, total);
+  pthread_mutex_unlock(&lock);
 }
 
 static int parse_size(const char *s, int *w, int *h)
@@ -131,7 +134,9 @@ int main(int argc, char **argv)
 
   ev_frame_quality *q = calloc(n, sizeof *q);
   if (!q) { fprintf(stderr, "psnr: out of memory\n"); return 1; }
-  ev_quality_run(&g, ref.data, dist.data, n, want_ssim, threads, q, show_progress ? progress : NULL, NULL);
+  ev_progress prog = { 0, 0 };
+  prog.start = prog.last = ev_progress_now();
+  ev_quality_run(&g, ref.data, dist.data, n, want_ssim, threads, q, show_progress ? progress : NULL, &prog);
   for (size_t i = 0; i < n; i++)
     if (q[i].out_of_range) {
       fprintf(stderr, "psnr: %s: frame %zu has samples above %d: not a %d-bit %s file\n",
