@@ -249,3 +249,33 @@ int amcc_tfmcc_report_read_app (struct amcc_tfmcc_report *out, uint32_t *ssrc,
     *ssrc = app.ssrc;
   return (int) app.packet_len;
 }
+
+int amcc_tfmcc_sender_info_find_app (struct amcc_tfmcc_sender_info *out, uint32_t *ssrc,
+                                     const uint8_t *compound, size_t len)
+{
+  amcc_rtcp_app app;
+  if (!out || !compound)
+    return AMCC_ERR_PARAM;
+  int rc = amcc_rtcp_app_find (compound, len, AMCC_TFMCC_APP_SENDER, 0, &app);
+  if (rc < 0)
+    return rc;
+  rc = amcc_tfmcc_sender_info_decode (out, app.data, app.data_len);
+  if (rc >= 0 && ssrc)
+    *ssrc = app.ssrc;
+  return rc;
+}
+
+int amcc_tfmcc_report_find_app (struct amcc_tfmcc_report *out, uint32_t *ssrc,
+                                const uint8_t *compound, size_t len)
+{
+  amcc_rtcp_app app;
+  if (!out || !compound)
+    return AMCC_ERR_PARAM;
+  int rc = amcc_rtcp_app_find (compound, len, AMCC_TFMCC_APP_REPORT, 0, &app);
+  if (rc < 0)
+    return rc;
+  rc = amcc_tfmcc_report_decode (out, app.data, app.data_len);
+  if (rc >= 0 && ssrc)
+    *ssrc = app.ssrc;
+  return rc;
+}

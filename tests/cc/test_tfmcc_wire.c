@@ -231,6 +231,15 @@ static void test_app_framing (void)
     AMT_CHECK (amcc_tfmcc_report_read_app (&ro, &ssrc, b, (size_t) k) < 0);
   AMT_CHECK (amcc_tfmcc_sender_info_read_app (&so, &ssrc, b, (size_t) n) == AMCC_ERR_TYPE);
   AMT_CHECK (amcc_tfmcc_report_write_app (&ri, 1, b, 39) == AMCC_ERR_NOSPACE);
+  /* in a compound packet: an empty RR (8 bytes), then the TFMR APP */
+  uint8_t c[128] = { 0x80, 201, 0, 1, 0, 0, 0, 9 };
+  n = amcc_tfmcc_report_write_app (&ri, 0x0A0B0C0D, c + 8, sizeof c - 8);
+  AMT_CHECK (amcc_tfmcc_report_find_app (&ro, &ssrc, c, 8 + (size_t) n) == 28 && ssrc == 0x0A0B0C0D);
+  AMT_CHECK (ro.fb_nr == ri.fb_nr);
+  AMT_CHECK (amcc_tfmcc_sender_info_find_app (&so, &ssrc, c, 8 + (size_t) n) == AMCC_ERR_TYPE);
+  AMT_CHECK (amcc_tfmcc_report_find_app (&ro, &ssrc, c, 8 + (size_t) n - 1) < 0);
+  n = amcc_tfmcc_sender_info_write_app (&si, 0x5E, c + 8, sizeof c - 8);
+  AMT_CHECK (amcc_tfmcc_sender_info_find_app (&so, &ssrc, c, 8 + (size_t) n) == 32 && ssrc == 0x5E);
 }
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;

@@ -103,6 +103,11 @@ int amcc_tfmcc_report_write_app (const struct amcc_tfmcc_report *in, uint32_t ss
                                  uint8_t *buf, size_t len);
 int amcc_tfmcc_report_read_app (struct amcc_tfmcc_report *out, uint32_t *ssrc,
                                 const uint8_t *buf, size_t len);
+/* Find the first TFMS / TFMR APP in a compound RTCP packet and decode it (AMCC_ERR_TYPE: none). */
+int amcc_tfmcc_sender_info_find_app (struct amcc_tfmcc_sender_info *out, uint32_t *ssrc,
+                                     const uint8_t *compound, size_t len);
+int amcc_tfmcc_report_find_app (struct amcc_tfmcc_report *out, uint32_t *ssrc,
+                                const uint8_t *compound, size_t len);
 
 /* ---- receiver ------------------------------------------------------------------------------ */
 struct amcc_tfmcc_receiver {
