@@ -153,6 +153,7 @@ void ev_net_summarize(const ev_frame *f, size_t n, const ev_sd_pkt *sd, size_t n
       s->frames_never_shown++;
   free(seen);
   s->delay_mean = complete ? s->delay_mean / (double)complete : NAN;
+  if (!complete) s->cumjitter_max = s->cumjitter_last = NAN;
   if (!complete) s->delay_min = s->delay_max = NAN;
   s->jitter_mean_abs = njit ? s->jitter_mean_abs / (double)njit : NAN;
 }

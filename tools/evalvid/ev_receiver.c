@@ -23,6 +23,13 @@ int ev_receiver_load(ev_receiver *r, const char *sdpath, const char *rdpath, con
     free(st);
     if (rc) goto fail;
   }
+  /* frame numbers far beyond the packet count are a corrupt line, not a video */
+  for (size_t i = 0; i < r->nsd; i++)
+    if ((uint64_t)r->sd[i].frame > 16 * (uint64_t)r->nsd + 100000) {
+      snprintf(err, errlen, "%s:%u: frame number %d is implausible for a dump of %zu packets", sdpath,
+               r->sd[i].line, r->sd[i].frame, r->nsd);
+      goto fail;
+    }
   r->arrival = malloc(sizeof *r->arrival * r->nsd);
   if (!r->arrival) { snprintf(err, errlen, "out of memory"); goto fail; }
   if (rdpath) {
