@@ -183,18 +183,17 @@ static void end_round (struct amcc_tfmcc_sender *tx, amcc_time now)
 static void run_timers (struct amcc_tfmcc_sender *tx, amcc_time now)
 {
   amcc_time T = ns_from_s (tx->round_len_s);
-  while ((now - tx->round_start >= T && tx->nonclr_fb) || now - tx->round_start >= 2 * T) {
+  for (int k = 0; (now - tx->round_start >= T && tx->nonclr_fb) || now - tx->round_start >= 2 * T;
+       k++) {
     amcc_time end = tx->round_start + (tx->nonclr_fb ? T : 2 * T);
-    end_round (tx, end);
+    end_round (tx, k < 16 ? end : now);   /* after a long silence: one round, starting now */
     T = ns_from_s (tx->round_len_s);
   }
   if (tx->has_clr) {
     amcc_time rtt = ns_from_s (clr_rtt (tx));
     amcc_time silent_from = tx->clr_last_report > tx->clr_selected ? tx->clr_last_report
                                                                     : tx->clr_selected;
-    amcc_time gone_at = tx->clr_last_report + (amcc_time) (tx->p.clr_gone_rtts * rtt);
-    if (silent_from + (amcc_time) (tx->p.clr_gone_rtts * rtt) > gone_at)
-      gone_at = silent_from + (amcc_time) (tx->p.clr_gone_rtts * rtt);
+    amcc_time gone_at = silent_from + (amcc_time) (tx->p.clr_gone_rtts * rtt);
     amcc_time step = (amcc_time) (tx->p.clr_halve_rtts * rtt);
     if (step > 0) {
       for (amcc_time th = tx->clr_halve_ref + step; th <= now && th < gone_at; th += step) {
@@ -212,6 +211,11 @@ static void run_timers (struct amcc_tfmcc_sender *tx, amcc_time now)
   }
   if (!tx->has_clr) {
     amcc_time step = ns_from_s (tx->p.nofb_halve_rtts * tx->r_max_s);
+    if (step > 0 && now - tx->nofb_ref >= 64 * step) {   /* 64 halvings reach the floor */
+      tx->x = 0;
+      clamp_rate (tx);
+      tx->nofb_ref = now - (now - tx->nofb_ref) % step;
+    }
     while (step > 0 && tx->nofb_ref + step <= now) {
       tx->x /= 2;
       clamp_rate (tx);
