@@ -60,6 +60,8 @@ test_tfmcc_hand (void)
   AMT_CHECK (amcc_tfmcc_rate (1000, 0, 0.01) == 0.0);
   AMT_CHECK (amcc_tfmcc_rate (1000, 0.1, NAN) == 0.0);
   AMT_NEAR (amcc_tfmcc_rate (1000, 0.1, 2.0), amcc_tfmcc_rate (1000, 0.1, 1.0), 1e-12);
+  AMT_CHECK (amcc_tfmcc_rate (1e300, 1e-300, 1e-300) == AMCC_RATE_UNBOUNDED);   /* overflow */
+  AMT_CHECK (amcc_tfmcc_rate (1000, INFINITY, 0.01) == 0.0);
 }
 
 static void
