@@ -248,6 +248,17 @@ void amcc_tfmcc_receiver_on_sender_info (struct amcc_tfmcc_receiver *rx, amcc_ti
 
   double rate = amcc_tfmcc_receiver_rate (rx);
   track_floor (rx, now, rate);
+  if (new_round) {
+    /* 4.5: t = max(T (1 + ln x / ln N), 0), x uniform in (0,1]; a new round cancels the old
+     * round's pending report (not the CLR's, not a leave) */
+    double x = uniform_x > 0 && uniform_x <= 1 ? uniform_x : (uniform_x > 1 ? 1.0 : 1e-300);
+    double T = rx->p.round_rmax_factor * rx->r_max_s;
+    rx->round_t_s = fmax (T * (1.0 + log (x) / log (rx->p.n_receivers_bound)), 0.0);
+    rx->round_seen_at = now;
+    rx->sent_this_round = false;
+    if (!rx->is_clr && !rx->leave_requested)
+      rx->report_due = AMCC_TIME_NONE;
+  }
   if (rx->is_clr) {
     /* the CLR reports once per RTT and is never suppressed (4.5) */
     if (!was_clr || rx->report_due == AMCC_TIME_NONE) {
@@ -256,15 +267,6 @@ void amcc_tfmcc_receiver_on_sender_info (struct amcc_tfmcc_receiver *rx, amcc_ti
       rx->report_due = due < now ? now : due;
     }
     return;
-  }
-  if (new_round) {
-    /* 4.5: t = max(T (1 + ln x / ln N), 0), x uniform in (0,1]; a new round cancels the old */
-    double x = uniform_x > 0 && uniform_x <= 1 ? uniform_x : (uniform_x > 1 ? 1.0 : 1e-300);
-    double T = rx->p.round_rmax_factor * rx->r_max_s;
-    rx->round_t_s = fmax (T * (1.0 + log (x) / log (rx->p.n_receivers_bound)), 0.0);
-    rx->round_seen_at = now;
-    rx->sent_this_round = false;
-    rx->report_due = AMCC_TIME_NONE;
   }
   arm_round_timer (rx, now);
   /* suppression: someone reported a rate low enough, and R_max covers our RTT */

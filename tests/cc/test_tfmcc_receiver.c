@@ -311,6 +311,11 @@ static void test_leave (void)
   feed (0, 1, 100, 10 * MS, 1000, NULL);
   amcc_tfmcc_receiver_leave (&rx, 2 * S);
   AMT_CHECK (amcc_tfmcc_receiver_next_report_time (&rx) == 2 * S);
+  struct amcc_tfmcc_sender_info ni = info_at (9, 0);   /* a new round must not cancel it */
+  ni.has_supp = true;
+  ni.x_supp_bps = 1.0;
+  amcc_tfmcc_receiver_on_sender_info (&rx, 2 * S, &ni, 1.0);
+  AMT_CHECK (amcc_tfmcc_receiver_next_report_time (&rx) == 2 * S);
   struct amcc_tfmcc_report r;
   amcc_tfmcc_receiver_make_report (&rx, 2 * S, &r);
   AMT_CHECK (r.leaving);
