@@ -25,6 +25,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->lambda = 0;
   p->max_receivers = 65536;
   p->recv_rate_cap = 2.0;
+  p->cj_use_send_time = 1;
 }
 
 static int
@@ -87,9 +88,18 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
     return res;
   /* eq. 4-5 in timestamp units; D in seconds feeds the cumulative jitter (eq. 15) */
   int64_t d = amcc_interarrival_update (&rx->ia, amcc_time_to_rtp_units (now, rx->clock_rate), rtp_ts);
-  amcc_cumjitter_add (&rx->cj, (double) d / rx->clock_rate);
-  if (send_time != AMCC_TIME_NONE)
-    amcc_rtt_on_oneway (&rx->rtt, amcc_time_to_s (now - send_time));     /* eq. 6 */
+  double d_s = (double) d / rx->clock_rate;
+  if (send_time != AMCC_TIME_NONE) {
+    amcc_time owd = now - send_time;
+    amcc_rtt_on_oneway (&rx->rtt, amcc_time_to_s (owd));                 /* eq. 6 */
+    if (rx->p.cj_use_send_time) {
+      /* eq. 4 with S = send time: D = (R_j - R_i) - (S_j - S_i) = owd_j - owd_i */
+      d_s = rx->have_prev_owd ? amcc_time_to_s (owd - rx->prev_owd) : 0.0;
+      rx->prev_owd = owd;
+      rx->have_prev_owd = 1;
+    }
+  }
+  amcc_cumjitter_add (&rx->cj, d_s);
   if (rx->mean_pkt <= 0)
     rx->mean_pkt = packet_bytes;
   else

@@ -72,6 +72,47 @@ test_receiver_hand (void)
   AMT_CHECK (amcc_asmp_receiver_on_rtt_echo (&rx, 0, 61 * AMCC_NS_PER_S) == AMCC_ERR_PARAM);
 }
 
+/* Video: 25 frames/s, 10 packets per frame sharing the frame's RTP timestamp, paced 1 ms apart,
+ * constant 30 ms network delay. Against RTP timestamps the transit grows 1 ms per packet inside a
+ * frame (a 0..9 ms sawtooth, eq. 4); against send times it is flat. With cj_use_send_time the
+ * cumulative jitter is exactly 0 and every report UNLOADED; with RTP timestamps the sawtooth shows
+ * in A_short (mean of the 10 offsets, several ms). */
+static void
+run_video (int use_send_time, double *cj_abs_max, int *congested)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  p.cj_use_send_time = use_send_time;
+  amcc_asmp_receiver rx;
+  amcc_asmp_receiver_init (&rx, &p, 90000);
+  amcc_asmp_report r;
+  *cj_abs_max = 0;
+  *congested = 0;
+  uint16_t seq = 0;
+  for (int f = 0; f < 250; f++) {
+    for (int j = 0; j < 10; j++) {
+      amcc_time send = (amcc_time) f * 40 * MS + j * MS;
+      amcc_asmp_receiver_on_rtp (&rx, send + 30 * MS, seq++, (uint32_t) (3600 * f), send, 1200);
+    }
+    if (f % 25 == 24) {
+      amcc_asmp_receiver_make_report (&rx, (amcc_time) (f + 1) * 40 * MS + 30 * MS, &r);
+      *cj_abs_max = fmax (*cj_abs_max, fabs (r.cj_short_s));
+      *congested += r.ci == AMCC_CI_CONGESTED;
+    }
+  }
+}
+
+static void
+test_receiver_video_cj (void)
+{
+  double cj;
+  int congested;
+  run_video (1, &cj, &congested);
+  AMT_CHECK (cj == 0.0 && congested == 0);
+  run_video (0, &cj, &congested);
+  AMT_CHECK (cj > 0.001);
+}
+
 /* The rate never leaves [min, max]; without packets at all the first report uses the initial rate. */
 static void
 test_receiver_clamp (void)
@@ -332,6 +373,7 @@ int
 main (void)
 {
   AMT_RUN (test_receiver_hand);
+  AMT_RUN (test_receiver_video_cj);
   AMT_RUN (test_receiver_clamp);
   AMT_RUN (test_feedback_timer);
   AMT_RUN (test_suppression_rule);

@@ -31,6 +31,10 @@ typedef struct amcc_asmp_params {
   amcc_time t_rand;          /* eq. 20 window T_rand (0 = t_suspend) */
   double lambda;             /* eq. 20 lambda (0 = ln(N) + 1 from the group size) */
   uint32_t max_receivers;    /* sender table bound (65536) */
+  int cj_use_send_time;      /* cumulative jitter from the packets' send times when they carry
+                                one (1), else from RTP timestamps as eq. 4 (0). Video packets of
+                                one frame share an RTP timestamp but leave paced, which makes the
+                                RTP-timestamp CJ a sawtooth; send times leave only the queue */
   double recv_rate_cap;      /* receiver: rate <= this x the rate received in the interval
                                 (2.0; 0 = off, the paper's literal eq. 13 which lets a receiver
                                 that is not the bottleneck grow without bound while another
@@ -66,6 +70,8 @@ typedef struct amcc_asmp_receiver {
   double rate_Bps;           /* r_prev, bytes/s; valid when have_rate */
   int have_rate;
   double mean_pkt;           /* mean packet size P (bytes), EWMA 1/16 */
+  amcc_time prev_owd;        /* previous packet's now - send_time (cj_use_send_time) */
+  int have_prev_owd;
   uint64_t iv_bytes;         /* bytes received in the current interval */
   amcc_time iv_start;        /* start of the current interval (first packet or last report) */
   amcc_time last_arrival;
