@@ -68,14 +68,19 @@ def write_plots(rep, runp, s):
 
     # rate over time: sender state, what each receiver got, competing flows
     fig, ax = plt.subplots(figsize=(9, 4))
+    top = 0.0        # the y range follows what was sent and received, not the receivers' computed rates
     rate = _read(os.path.join(runp, 'sender', 'rate.csv'))
     if rate:
         t = _rel([_num(r['time_s']) for r in rate], t0)
-        ax.plot(t, [_num(r['target_bps']) / 1e3 for r in rate], label='sender target', lw=2)
-        ax.plot(t, [_num(r['sent_bps']) / 1e3 for r in rate], label='sender sent', ls='--')
+        for key, label, ls in (('target_bps', 'sender target', '-'), ('sent_bps', 'sender sent', '--')):
+            v = [_num(r[key]) / 1e3 for r in rate]
+            ax.plot(t, v, label=label, ls=ls, lw=2 if ls == '-' else 1)
+            top = max([top] + [x for x in v if x == x])
     for n in names:
         rr = _read(os.path.join(rep, f'{n}.rate.csv'))
-        ax.plot([_num(r['time_s']) for r in rr], [_num(r['recv_bps']) / 1e3 for r in rr], label=f'{n} received')
+        v = [_num(r['recv_bps']) / 1e3 for r in rr]
+        ax.plot([_num(r['time_s']) for r in rr], v, label=f'{n} received')
+        top = max([top] + v)
         st = _read(os.path.join(runp, f'rx-{n}', 'stats.csv'))
         if st:
             ax.plot(_rel([_num(r['time_s']) for r in st], t0), [_num(r['rate_bps']) / 1e3 for r in st], ls=':',
@@ -85,8 +90,11 @@ def write_plots(rep, runp, s):
         if len(rows) > 1:
             ft = [_num(r['time_s']) for r in rows]
             dt = (ft[-1] - ft[0]) / (len(rows) - 1)
-            ax.plot(_rel(ft, t0), [8 * _num(r['bytes']) / dt / 1e3 for r in rows],
-                    label=f'flow {n}', alpha=.7)
+            v = [8 * _num(r['bytes']) / dt / 1e3 for r in rows]
+            ax.plot(_rel(ft, t0), v, label=f'flow {n}', alpha=.7)
+            top = max([top] + v)
+    if top > 0:
+        ax.set_ylim(0, 1.5 * top)
     ax.set_xlabel('time since the first sent packet (s)'); ax.set_ylabel('kbit/s'); ax.set_title('Rate over time')
     ax.grid(alpha=.3); ax.legend(fontsize=7)
     fig.tight_layout(); fig.savefig(os.path.join(rep, 'rate.png'), dpi=100); plt.close(fig)
