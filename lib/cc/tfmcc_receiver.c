@@ -101,6 +101,16 @@ static void update_windows (struct amcc_tfmcc_receiver *rx, amcc_time now)
     rx->recv_rate_bps = 8.0 * rx->win_a_bytes / span;
 }
 
+double amcc_tfmcc_receiver_recv_rate (const struct amcc_tfmcc_receiver *rx)
+{
+  return rx->recv_rate_bps;
+}
+
+bool amcc_tfmcc_receiver_is_clr (const struct amcc_tfmcc_receiver *rx)
+{
+  return rx->is_clr;
+}
+
 double amcc_tfmcc_receiver_loss_event_rate (const struct amcc_tfmcc_receiver *rx)
 {
   return amcc_tfmcc_history_p (&rx->ev.hist, rx->df, rx->p.history_discounting);

@@ -130,6 +130,7 @@ static void test_first_loss_seeding (void)
   amcc_tfmcc_receiver_make_report (&rx, t + 100 * MS, &r);
   AMT_CHECK (r.have_loss && !r.have_rtt && r.loss_event_rate > 0);
   AMT_NEAR (r.recv_rate_bps, 800e3, 800e3 * 0.02);
+  AMT_NEAR (amcc_tfmcc_receiver_recv_rate (&rx), r.recv_rate_bps, 1e-9);
   /* the seed used R_max (no RTT yet); the first RTT sample (0.1 s) re-seeds it so that the
    * equation still gives the receive rate of the first loss, now with the real RTT */
   double x_at_loss = rx.seed_rate_bps;
@@ -212,7 +213,7 @@ static void test_rtt (void)
   i = info_at (0, 9000000);
   echo (&i, r.ts_us, 100000, true);
   amcc_tfmcc_receiver_on_sender_info (&rx, 3500 * MS, &i, 0.5);
-  AMT_CHECK (rx.is_clr);
+  AMT_CHECK (rx.is_clr && amcc_tfmcc_receiver_is_clr (&rx));
   AMT_NEAR (amcc_tfmcc_receiver_rtt (&rx), 0.31, 1e-9);
   /* one-way adjustment: the next sender timestamp is 450 ms later but arrives 500 ms later ->
    * the forward delay grew by 50 ms, so does the RTT used */

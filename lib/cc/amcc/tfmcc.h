@@ -171,6 +171,8 @@ void amcc_tfmcc_receiver_make_report (struct amcc_tfmcc_receiver *rx, amcc_time 
 double amcc_tfmcc_receiver_rate (const struct amcc_tfmcc_receiver *rx);
 double amcc_tfmcc_receiver_loss_event_rate (const struct amcc_tfmcc_receiver *rx);
 double amcc_tfmcc_receiver_rtt (const struct amcc_tfmcc_receiver *rx);
+double amcc_tfmcc_receiver_recv_rate (const struct amcc_tfmcc_receiver *rx); /* bit/s, 2-4 RTTs */
+bool amcc_tfmcc_receiver_is_clr (const struct amcc_tfmcc_receiver *rx);
 /* Ask to leave: the next report (due at once) carries the leave flag. */
 void amcc_tfmcc_receiver_leave (struct amcc_tfmcc_receiver *rx, amcc_time now);
 /* True once the rate stayed below 1 packet per 8 s for params.leave_after (RFC 4654 4). */
