@@ -60,6 +60,7 @@ struct sim {
   bool seen_loss, slowstart_ok;
   amcc_time first_loss_t;
   double max_rate_in_slowstart;
+  int slowstart_over_clr_link;         /* samples with X > 2 x the CLR's link (+5 %) */
   /* per-scenario hooks */
   int watch_node;
   amcc_time watch_last_report;
@@ -279,6 +280,9 @@ static void step (struct sim *s, struct ev *e)
       s->round_seen[st.fb_nr] = s->now;
     if (!s->seen_loss && st.rate_bps > s->max_rate_in_slowstart)
       s->max_rate_in_slowstart = st.rate_bps;
+    if (st.slowstart && st.has_clr && st.clr_ssrc - 0x1000u < (uint32_t) s->nn &&
+        st.rate_bps > 2 * s->n[st.clr_ssrc - 0x1000u].cap_bps * 1.05)
+      s->slowstart_over_clr_link++;
     for (int i = 0; i < s->nn; i++)     /* scheduled leaves */
       if (s->n[i].leave_at >= 0 && s->now >= s->n[i].leave_at && !s->n[i].rx.leave_requested) {
         amcc_tfmcc_receiver_leave (&s->n[i].rx, s->now);
@@ -365,6 +369,8 @@ static void test_slowstart_then_loss (void)
   /* X is always some receiver's report, 2 x its receive rate <= 2 x its link (+5 % slack for
    * one packet per 2-RTT measurement window) */
   AMT_CHECK (s.max_rate_in_slowstart <= 2 * 8e6 * 1.05);
+  /* stronger: X is the CLR's X_r or lower, so never above twice the CLR's own link */
+  AMT_CHECK (s.slowstart_over_clr_link == 0);
   /* the 2 Mbit/s receiver is the CLR; its goodput is at least half the link (the equation
    * never more than halves per loss event) and at most the link */
   AMT_CHECK (clr_share (&s, 30 * S, 60 * S, 0x1000) >= 0.9);
