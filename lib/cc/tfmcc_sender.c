@@ -306,6 +306,10 @@ void amcc_tfmcc_sender_on_report (struct amcc_tfmcc_sender *tx, amcc_time now, u
   e->reported_have_rtt = r->have_rtt;
   if (r->have_loss)
     tx->slowstart = false;                      /* 3.6: slowstart ends at the first loss */
+  if (was_clr) {                                /* the CLR is alive (3.3 timeouts) */
+    tx->clr_last_report = now;
+    tx->clr_halve_ref = now;
+  }
   if (!(r->rate_bps > 0))
     return;                                     /* no rate measured yet: RTT/echo only */
   if (!was_clr && r->fb_nr == tx->fb_nr) {     /* 3.4: non-CLR feedback sets X_supp */
@@ -317,8 +321,6 @@ void amcc_tfmcc_sender_on_report (struct amcc_tfmcc_sender *tx, amcc_time now, u
     rate_from_clr (tx, now, r->rate_bps);
   } else if (was_clr) {                         /* case 4: report from the CLR */
     tx->clr_rate = r->rate_bps;
-    tx->clr_last_report = now;
-    tx->clr_halve_ref = now;
     rate_from_clr (tx, now, r->rate_bps);
   } else if (r->rate_bps < tx->x) {             /* case 2: lower rate from a non-CLR */
     select_clr (tx, now, e);
