@@ -1,4 +1,5 @@
 /* rtcp_app.c - RTCP APP framing (RFC 3550 6.7) and bounds-checked big-endian cursors. */
+#include <math.h>
 #include <string.h>
 #include "amcc/rtcp_app.h"
 
@@ -202,4 +203,41 @@ amcc_rtcp_app_write (uint8_t *buf, size_t cap, uint8_t subtype, uint32_t ssrc,
   if (written)
     *written = plen;
   return AMCC_OK;
+}
+
+/* RFC 3550 A.7 rtcp_interval(), without the randomisation */
+double
+amcc_rtcp_interval_det (uint32_t members, uint32_t senders, double rtcp_bw_Bps, int we_sent,
+    double avg_rtcp_size, double min_time_s, int initial)
+{
+  double t_min = (min_time_s > 0 && isfinite (min_time_s)) ? min_time_s : 5.0;
+  if (initial)
+    t_min /= 2;
+  if (!(rtcp_bw_Bps > 0) || !isfinite (rtcp_bw_Bps) || !(avg_rtcp_size > 0) || !isfinite (avg_rtcp_size))
+    return t_min;
+  double n = members ? members : 1;
+  if (senders <= 0.25 * n) {          /* senders get a quarter of the RTCP bandwidth */
+    if (we_sent) {
+      rtcp_bw_Bps *= 0.25;
+      n = senders ? senders : 1;
+    } else {
+      rtcp_bw_Bps *= 0.75;
+      n -= senders;
+      if (n < 1)
+        n = 1;
+    }
+  }
+  double t = avg_rtcp_size * n / rtcp_bw_Bps;
+  return t < t_min ? t_min : t;
+}
+
+double
+amcc_rtcp_interval (uint32_t members, uint32_t senders, double rtcp_bw_Bps, int we_sent,
+    double avg_rtcp_size, double min_time_s, int initial, double u)
+{
+  double t = amcc_rtcp_interval_det (members, senders, rtcp_bw_Bps, we_sent, avg_rtcp_size,
+      min_time_s, initial);
+  if (!(u >= 0) || u >= 1)
+    u = 0.5;
+  return t * (u + 0.5) / (exp (1.0) - 1.5);      /* A.7: "COMPENSATION" = e - 3/2 */
 }

@@ -120,6 +120,23 @@ test_app_find (void)
   AMT_CHECK (amcc_rtcp_app_find (c, off, "ASMP", 1, &a) == AMCC_ERR_VERSION);
 }
 
+/* RFC 3550 A.7: 1001 members, 1 sender, session 500 kb/s -> RTCP 5 % = 3125 B/s; a receiver gets
+ * 75 % = 2343.75 B/s shared by 1000 receivers; 100-byte reports -> 100 * 1000 / 2343.75 = 42.67 s.
+ * The sender: 25 % = 781.25 B/s for 1 sender -> 0.128 s, raised to the 5 s minimum. */
+static void
+test_rtcp_interval (void)
+{
+  AMT_NEAR (amcc_rtcp_interval_det (1001, 1, 3125, 0, 100, 5, 0), 42.6666667, 1e-6);
+  AMT_NEAR (amcc_rtcp_interval_det (1001, 1, 3125, 1, 100, 5, 0), 5.0, 0);
+  AMT_NEAR (amcc_rtcp_interval_det (2, 1, 3125, 0, 100, 5, 1), 2.5, 0);     /* initial: halved */
+  /* more than a quarter senders: everyone shares the whole bandwidth: 100 * 10 / 100 = 10 s */
+  AMT_NEAR (amcc_rtcp_interval_det (10, 5, 100, 0, 100, 5, 0), 10.0, 1e-12);
+  AMT_NEAR (amcc_rtcp_interval_det (10, 1, NAN, 0, 100, 5, 0), 5.0, 0);
+  /* randomised: u = 0.5 -> t * 1 / (e - 1.5) = 42.67 / 1.2182818 = 35.02 s */
+  AMT_NEAR (amcc_rtcp_interval (1001, 1, 3125, 0, 100, 5, 0, 0.5), 42.6666667 / (exp (1) - 1.5), 1e-6);
+  AMT_NEAR (amcc_rtcp_interval (1001, 1, 3125, 0, 100, 5, 0, 0.0), 0.5 * 42.6666667 / (exp (1) - 1.5), 1e-6);
+}
+
 /* Payload byte layout (docs/wire-formats.md "ASMP receiver report"). */
 static void
 test_report_roundtrip (void)
@@ -300,6 +317,7 @@ main (void)
   AMT_RUN (test_cursors);
   AMT_RUN (test_app_framing);
   AMT_RUN (test_app_find);
+  AMT_RUN (test_rtcp_interval);
   AMT_RUN (test_report_roundtrip);
   AMT_RUN (test_report_bad_fields);
   AMT_RUN (test_echo);

@@ -45,6 +45,17 @@ int amcc_rtcp_app_find (const uint8_t *buf, size_t len, const char name[4], int 
 int amcc_rtcp_app_write (uint8_t *buf, size_t cap, uint8_t subtype, uint32_t ssrc,
     const char name[4], const uint8_t *data, size_t data_len, size_t *written);
 
+/* RFC 3550 6.3.1 / A.7 RTCP report interval in seconds, for deciding when eq. 20 (ASMP 3.8)
+ * replaces it. members/senders: group counts (members >= 1); rtcp_bw_Bps: RTCP bandwidth in
+ * bytes/s (5 % of the session); avg_rtcp_size: bytes; min_time_s: 5 s normally (halved when
+ * initial). Deterministic part: amcc_rtcp_interval_det(); amcc_rtcp_interval() applies the
+ * randomisation [0.5, 1.5) x u and the e - 3/2 compensation with u uniform in [0,1).
+ * Invalid input (NaN, bandwidth <= 0) gives min_time_s. */
+double amcc_rtcp_interval_det (uint32_t members, uint32_t senders, double rtcp_bw_Bps, int we_sent,
+    double avg_rtcp_size, double min_time_s, int initial);
+double amcc_rtcp_interval (uint32_t members, uint32_t senders, double rtcp_bw_Bps, int we_sent,
+    double avg_rtcp_size, double min_time_s, int initial, double u);
+
 /* Big-endian cursors. Reads past the end return 0 and set err = AMCC_ERR_TRUNCATED; writes past
  * cap write nothing and set err = AMCC_ERR_NOSPACE. Check err once at the end. */
 typedef struct amcc_rd { const uint8_t *p; size_t len, pos; int err; } amcc_rd;
