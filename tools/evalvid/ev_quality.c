@@ -73,26 +73,31 @@ uint64_t ev_plane_sse(const uint8_t *a, const uint8_t *b, int w, int h, int bps)
 
 typedef struct { int64_t s1, s2, ss, s12; } blk_sums;
 
-static inline int sample(const uint8_t *p, size_t i, int bps)
-{
-  return bps == 1 ? p[i] : (int)((const uint16_t *)(const void *)p)[i];
-}
+/* Sums of the 4x4 blocks of block row BY (a template over the sample type, so the inner loops
+ * have no per-sample branch). */
+#define BLOCK_ROW_SUMS(name, T, A)                                                                \
+  static void name(const T *a, const T *b, int w, int bw, int by, blk_sums *out)                 \
+  {                                                                                              \
+    for (int bx = 0; bx < bw; bx++) {                                                            \
+      A s1 = 0, s2 = 0, ss = 0, s12 = 0;                                                         \
+      for (int y = 0; y < 4; y++) {                                                              \
+        const T *pa = a + (size_t)(4 * by + y) * w + 4 * bx, *pb = b + (size_t)(4 * by + y) * w + 4 * bx; \
+        for (int x = 0; x < 4; x++) {                                                            \
+          A va = pa[x], vb = pb[x];                                                              \
+          s1 += va; s2 += vb; ss += va * va + vb * vb; s12 += va * vb;                           \
+        }                                                                                        \
+      }                                                                                          \
+      out[bx] = (blk_sums){ s1, s2, ss, s12 };                                                   \
+    }                                                                                            \
+  }
+BLOCK_ROW_SUMS(block_row_sums8, uint8_t, int32_t)     /* 16 x 2 x 255^2 fits 32 bits */
+BLOCK_ROW_SUMS(block_row_sums16, uint16_t, int64_t)
 
-/* Sums of the 4x4 blocks of block row BY. */
 static void block_row_sums(const uint8_t *a, const uint8_t *b, int w, int bw, int by, int bps,
                            blk_sums *out)
 {
-  for (int bx = 0; bx < bw; bx++) {
-    int64_t s1 = 0, s2 = 0, ss = 0, s12 = 0;
-    for (int y = 0; y < 4; y++) {
-      size_t row = (size_t)(4 * by + y) * w + 4 * bx;
-      for (int x = 0; x < 4; x++) {
-        int64_t va = sample(a, row + x, bps), vb = sample(b, row + x, bps);
-        s1 += va; s2 += vb; ss += va * va + vb * vb; s12 += va * vb;
-      }
-    }
-    out[bx] = (blk_sums){ s1, s2, ss, s12 };
-  }
+  if (bps == 1) block_row_sums8(a, b, w, bw, by, out);
+  else block_row_sums16((const uint16_t *)(const void *)a, (const uint16_t *)(const void *)b, w, bw, by, out);
 }
 
 /* SSIM of one 8x8 window from its sums (64 samples), integer form used by x264/FFmpeg. */
