@@ -126,8 +126,13 @@ test_loss_events (void)
   for (unsigned i = 0; i < 6; i++)
     amcc_loss_events_on_packet (&e, (amcc_time) (20 + i) * AMCC_NS_PER_MS, late[i], AMCC_NS_PER_MS);
   AMT_CHECK (e.lost == 4);   /* 17, 18, 19 (never sent) and 21 */
-  /* losses spread in time: 17..19 are one event (interpolated 16..20 ms apart < window?) */
-  AMT_CHECK (e.events >= 1);
+  /* RFC 5348 5.2 interpolated loss times, window 1 ms: 17 at 16 + 4 ms * 1/4 = 17 ms (first
+   * event), 18 at 18 ms (joins: 1 ms after 17), 19 at 19 ms (2 ms after: new event, interval
+   * 19 - 17 = 2), 21 between 20 (20 ms) and 22 (21 ms) at 20.5 ms (new event, interval 2) */
+  AMT_CHECK (e.events == 3);
+  AMT_NEAR (e.hist.interval[1], 2, 0);
+  AMT_NEAR (e.hist.interval[2], 2, 0);
+  AMT_CHECK (e.event_time == 20500 * AMCC_NS_PER_US);
 }
 
 /* RFC 3550 A.1 / A.3 */
