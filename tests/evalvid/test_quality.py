@@ -113,6 +113,9 @@ def main(build):
         r = T.run([psnr, '-s', SIZE, ref, f'{tmp}/short.yuv'], ok=False)
         check(r.returncode != 0 and 'short.yuv' in r.stderr and 'frame counts differ' in r.stderr,
               f'frame count mismatch: {r.stderr.strip()}')
+        r = T.run([psnr, '-s', SIZE, '--common', ref, f'{tmp}/short.yuv'], ok=False)
+        check(r.returncode == 0 and f'frames {N - 1} ' in r.stdout and 'warning' in r.stderr,
+              'psnr --common: the shorter count, said on stderr')
         r = T.run([psnr, '-s', '352x288', ref, dist], ok=False)
         check(r.returncode != 0 and 'not a whole number' in r.stderr, 'wrong frame size')
         r = T.run([psnr, '-s', SIZE, '-f', 'yuv420p10le', ref, dist], ok=False)

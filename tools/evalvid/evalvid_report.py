@@ -156,6 +156,7 @@ def summary_table(s):
             f'{_fmt(r["throughput_bps"] / 1e3, 0):>8} {_fmt(r.get("fair_share_pct"), 0):>6} '
             f'{_fmt(r.get("psnr_mean_db_y")):>7} {_fmt(r.get("ssim_mean_y"), 3):>6} '
             f'{_fmt(r.get("mos_mean")):>5} {_fmt(r.get("miv_worst_pct"), 0):>5}')
+    lines += [f'note: {n}' for n in s.get('notes', [])]
     fa = s['fairness']
     lines.append(f'Jain index (receivers + {len(s["flows"])} competing flows): {_fmt(fa["jain_all"], 3)}; '
                  f'over shares of the fair bandwidth: {_fmt(fa["jain_fair_share"], 3)}')
@@ -169,7 +170,9 @@ def write_markdown(rep, s):
          f'Scenario: {m.get("scenario", "-")}, protocol: {m.get("protocol", "-")}, '
          f'duration: {m.get("duration_s", "-")} s  ',
          f'Play-out delay: {"none" if s["playout_delay_ms"] is None else str(s["playout_delay_ms"]) + " ms"}', '',
-         '## Per receiver', '', '```', summary_table(s), '```', '',
+         '## Per receiver', '', '```', summary_table(s), '```', '']
+    L += [f'**Note:** {n}  ' for n in s.get('notes', [])] + ([''] if s.get('notes') else [])
+    L += [
          'Columns: frame loss (a frame with any lost packet is lost), lost I/P frames, frames that '
          'arrived after their play-out slot, slots that did not show their own frame (freeze or '
          'black), end-to-end frame delay mean/max, maximum cumulative jitter (papers/002 eq. 4), '

@@ -25,6 +25,8 @@ static void usage(FILE *f)
 "                        mse_avg[,ssim_y,ssim_u,ssim_v,ssim_all]\n"
 "      --ffmpeg-log FILE per-frame lines in the format of FFmpeg's psnr stats_file\n"
 "  -n, --frames N        compare only the first N frames (both files must have at least N)\n"
+"      --common          compare the frames both files have (the shorter count), with a warning\n"
+"                        on stderr when the counts differ\n"
 "  -j, --threads N       worker threads (default: all cores)\n"
 "      --progress        progress lines on stderr (at most one every 2 s)\n"
 "  -h, --help            this help\n"
@@ -70,7 +72,7 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 int main(int argc, char **argv)
 {
-  int w = 0, h = 0, threads = 0, evalvid = 0, want_ssim = 0, show_progress = 0;
+  int w = 0, h = 0, threads = 0, evalvid = 0, want_ssim = 0, show_progress = 0, common = 0;
   long nlimit = -1;
   const char *fmtname = "yuv420p", *csv = NULL, *fflog = NULL, *refp, *distp;
 
@@ -89,6 +91,7 @@ int main(int argc, char **argv)
       { "ssim", no_argument, 0, 'S' }, { "csv", required_argument, 0, 'o' },
       { "ffmpeg-log", required_argument, 0, 'L' }, { "frames", required_argument, 0, 'n' },
       { "threads", required_argument, 0, 'j' }, { "progress", no_argument, 0, 'P' },
+      { "common", no_argument, 0, 'C' },
       { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     int c;
     while ((c = getopt_long(argc, argv, "s:f:o:n:j:h", opts, NULL)) != -1) {
@@ -101,6 +104,7 @@ int main(int argc, char **argv)
       case 'n': if (parse_int(optarg, 0, 1L << 30, &nlimit)) { fprintf(stderr, "psnr: bad frame count '%s'\n", optarg); return 2; } break;
       case 'j': if (parse_int(optarg, 0, 64, &tmp)) { fprintf(stderr, "psnr: bad thread count '%s'\n", optarg); return 2; } threads = (int)tmp; break;
       case 'P': show_progress = 1; break;
+      case 'C': common = 1; break;
       case 'h': usage(stdout); return 0;
       default: usage(stderr); return 2;
       }
@@ -125,6 +129,10 @@ int main(int argc, char **argv)
       return 1;
     }
     n = (size_t)nlimit;
+  } else if (common && ref.frames != dist.frames) {
+    n = ref.frames < dist.frames ? ref.frames : dist.frames;
+    fprintf(stderr, "psnr: warning: %s has %zu frames, %s has %zu: comparing the first %zu\n",
+            refp, ref.frames, distp, dist.frames, n);
   } else if (ref.frames != dist.frames) {
     fprintf(stderr, "psnr: frame counts differ: %s has %zu frames of %dx%d %s, %s has %zu "
             "(compare a prefix explicitly with -n)\n", refp, ref.frames, w, h, fmt->name, distp, dist.frames);
