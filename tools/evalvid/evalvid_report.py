@@ -216,7 +216,8 @@ def write_markdown(rep, s):
         if os.path.isfile(os.path.join(rep, p)):
             L.append(f'![{t}]({p})')
     L += ['', 'Tables: receivers.csv, fairness.csv, NAME.frames.csv (per frame: status, delay, jitter, '
-          'shown frame), NAME.psnr.csv (per frame PSNR/MSE/SSIM), NAME.rate.csv, encoded.psnr.csv. '
+          'shown frame), NAME.psnr.csv (per frame PSNR/MSE/SSIM), NAME.mos.csv (per frame MOS), '
+          'NAME.rate.csv, encoded.psnr.csv. '
           'Definitions: docs/evalvid.md.', '']
     with open(os.path.join(rep, 'report.md'), 'w') as f:
         f.write('\n'.join(L))
