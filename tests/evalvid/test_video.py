@@ -42,6 +42,7 @@ def main(build):
         mkrun.make_run(build, run, W, H, N, FPS, KEYINT, receivers={
             'clean': {},
             'loss': {'lose': {LOST}},
+            'idr': {'lose': {KEYINT}},
             'late': {'extra_delay': {f: EXTRA for f in LATE}, 'duplicate': {5}, 'reorder': True},
         })
         ref = f'{run}/sender/ref.yuv'
@@ -76,6 +77,15 @@ def main(build):
         fr = T.read_csv(f'{tmp}/loss.frames.csv')
         check(fr[LOST]['status'] == 'lost' and fr[LOST]['shown'] == str(LOST - 1), 'frames.csv: lost, shows 29')
         check(all(fr[i]['decoded'] == '1' for i in range(LOST + 1, N)), 'frames after the loss decode')
+
+        # a lost key frame: the whole GOP suffers (the decoder has no reference), the next key frame heals
+        idr = rebuild(build, run, 'idr', f'{tmp}/idr.yuv', csv=f'{tmp}/idr.frames.csv')
+        p_idr = psnr_y(build, ref, f'{tmp}/idr.yuv', f'{tmp}/idr.csv')
+        fr = T.read_csv(f'{tmp}/idr.frames.csv')
+        check(fr[KEYINT]['type'] == 'I' and fr[KEYINT]['status'] == 'lost', 'frame 25 is a lost key frame')
+        check(all(idr[i] == clean[i] for i in range(KEYINT)) and all(idr[i] == clean[i] for i in range(2 * KEYINT, N)),
+              'key-frame loss: frames outside its GOP unaffected')
+        check(all(p_idr[i] < p_clean[i] for i in range(KEYINT, 2 * KEYINT)), 'key-frame loss: the whole GOP is worse')
 
         # play-out schedule with 150 ms: 40 late and shown at slot 41, 41 at 42, 42 never shown
         late = rebuild(build, run, 'late', f'{tmp}/late.yuv', pd=PD_MS, csv=f'{tmp}/late.frames.csv')
@@ -139,12 +149,12 @@ def main(build):
         near(float(rows['loss']['frame_loss_pct']), 100 / N, 1e-3, 'report: frame loss of "loss"')
         near(float(rows['loss']['psnr_mean_db_y']), sum(p_loss) / N, 1e-3, 'report: mean PSNR of "loss"')
         check(float(rows['late']['frames_late']) == 3, 'report: late frames with --playout-delay')
-        thr = [float(rows[n]['throughput_bps']) for n in ('clean', 'late', 'loss')] + [200000.0]
+        thr = [float(rows[n]['throughput_bps']) for n in sorted(rows)] + [200000.0]
         jain = sum(thr) ** 2 / (len(thr) * sum(x * x for x in thr))
         fair = {x['name']: x for x in T.read_csv(f'{rep}/fairness.csv')}
         near(float(fair['all']['throughput_bps']), jain, 1e-3, "Jain's index")
         near(float(fair['tcp']['fair_share_pct']), 100 * 200000 / (1000000 / 2), 1e-3, 'flow share of fair bandwidth')
-        near(float(rows['clean']['fair_share_pct']), 100 * thr[0] / 500000, 1e-2, 'receiver share of fair bandwidth')
+        near(float(rows['clean']['fair_share_pct']), 100 * float(rows['clean']['throughput_bps']) / 500000, 1e-2, 'receiver share of fair bandwidth')
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return T.summary()
