@@ -149,6 +149,10 @@ def main(build):
         near(float(rows['loss']['frame_loss_pct']), 100 / N, 1e-3, 'report: frame loss of "loss"')
         near(float(rows['loss']['psnr_mean_db_y']), sum(p_loss) / N, 1e-3, 'report: mean PSNR of "loss"')
         check(float(rows['late']['frames_late']) == 3, 'report: late frames with --playout-delay')
+        sdl = [l.split() for l in open(f'{run}/sender/sd.txt')]
+        span = float(sdl[-1][0]) - float(sdl[0][0])
+        near(float(rows['clean']['throughput_bps']), 8 * sum(int(l[4]) for l in sdl) / span, 1.0,
+             'throughput of a lossless receiver = sent bytes over the send span')
         thr = [float(rows[n]['throughput_bps']) for n in sorted(rows)] + [200000.0]
         jain = sum(thr) ** 2 / (len(thr) * sum(x * x for x in thr))
         fair = {x['name']: x for x in T.read_csv(f'{rep}/fairness.csv')}
