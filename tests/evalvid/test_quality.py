@@ -146,6 +146,16 @@ def main(build):
         r = T.run([T.tool(build, 'evalvid-rebuild'), '--sd', sd, '--rd', rd, '--h264', f'{tmp}/cut.h264',
                    '--ref-json', f'{run}/sender/ref.json', '-o', f'{tmp}/x.yuv'], ok=False)
         check(r.returncode != 0 and 'cut.h264 has 10 access units' in r.stderr, f'stream of another run: {r.stderr.strip()}')
+        # a dump whose frame numbers are off by one against the stream: key frames do not line up
+        with open(f'{tmp}/shifted-sd.txt', 'w') as f:
+            for l in sl:
+                p = l.split()
+                if p[5] != '0':
+                    f.write(' '.join(p[:5] + [str(int(p[5]) - 1), p[6]]) + '\n')
+        r = T.run([T.tool(build, 'evalvid-rebuild'), '--sd', f'{tmp}/shifted-sd.txt', '--h264', f'{run}/sender/sent.h264',
+                   '--ref-json', f'{run}/sender/ref.json', '-o', f'{tmp}/x.yuv'], ok=False)
+        check(r.returncode != 0 and 'not aligned' in r.stderr and 'frame 9 ' in r.stderr,
+              f'misaligned dump: {r.stderr.strip()}')
         for t in ('psnr', 'mos', 'evalvid-st', 'evalvid-frames', 'evalvid-rebuild', 'evalvid-run'):
             r = T.run([T.tool(build, t), '--help'], ok=False)
             check(r.returncode == 0 and 'usage' in r.stdout.lower(), f'{t} --help')

@@ -139,6 +139,12 @@ int main(int argc, char **argv)
   if ((size_t)nau < r.n)
     DIE("%s has %ld access units but %s has %zu frames (not the stream of this dump?)", h264, nau, sdp, r.n);
 
+  /* frame i of the dump must be access unit i: a key frame in the dump is a key frame here */
+  for (size_t i = 0; i < r.n; i++)
+    if (r.f[i].type == 'I' && au[i].type != 'I')
+      DIE("frame %zu is a key frame in %s but access unit %zu of %s is %c: the stream and the dump "
+          "are not aligned (not the stream of this dump?)", i, sdp, i, h264, au[i].type);
+
   /* 1-2: decode the complete frames into a scratch file indexed by frame */
   bool *feed = calloc(r.n, sizeof *feed), *decoded = calloc(r.n, sizeof *decoded);
   for (size_t i = 0; i < r.n; i++) feed[i] = !isnan(r.f[i].arrival);
