@@ -70,6 +70,7 @@ int main(int argc, char **argv)
   const char *refp = NULL, *perframe = NULL;
   long window = 25;
   char **files = NULL; size_t nfiles = 0;
+  int own_files = 0;
   struct stat sb;
   if (argc >= 3 && argc <= 4 && stat(argv[1], &sb) == 0 && S_ISDIR(sb.st_mode)) {
     refp = argv[2];
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
     }
     closedir(d);
     qsort(files, nfiles, sizeof *files, cmpstr);
+    own_files = 1;
     if (!nfiles) { fprintf(stderr, "mos: %s: no files\n", argv[1]); return 1; }
   } else {
     static const struct option opts[] = { { "ref", 1, 0, 'r' }, { "window", 1, 0, 'w' },
@@ -106,17 +108,23 @@ int main(int argc, char **argv)
   }
   double *ref = NULL; size_t nref = 0;
   if (refp && read_psnr(refp, &ref, &nref)) return 1;
+  /* read every input first: a bad file is reported before any table is printed */
+  double **vals = calloc(nfiles, sizeof *vals);
+  size_t *nvals = calloc(nfiles, sizeof *nvals);
+  if (!vals || !nvals) return 1;
+  for (size_t i = 0; i < nfiles; i++) {
+    if (read_psnr(files[i], &vals[i], &nvals[i])) return 1;
+    if (ref && nref != nvals[i]) {
+      fprintf(stderr, "mos: %s has %zu frames but the reference %s has %zu\n", files[i], nvals[i], refp, nref);
+      return 1;
+    }
+  }
   FILE *pf = NULL;
   if (perframe && !(pf = fopen(perframe, "w"))) { fprintf(stderr, "mos: %s: %s\n", perframe, strerror(errno)); return 1; }
   if (pf) fprintf(pf, "file,frame,psnr,mos\n");
   printf("%-24s %7s %5s %6s %6s %6s %6s %6s %8s\n", "file", "frames", "mos", "5%", "4%", "3%", "2%", "1%", "miv%");
   for (size_t i = 0; i < nfiles; i++) {
-    double *p; size_t n;
-    if (read_psnr(files[i], &p, &n)) return 1;
-    if (ref && nref != n) {
-      fprintf(stderr, "mos: %s has %zu frames but the reference %s has %zu\n", files[i], n, refp, nref);
-      return 1;
-    }
+    double *p = vals[i]; size_t n = nvals[i];
     ev_mos_stats s;
     ev_mos_compute(p, ref, n, (size_t)window, &s);
     const char *base = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
@@ -126,6 +134,7 @@ int main(int argc, char **argv)
     free(p);
   }
   if (pf && fclose(pf)) { fprintf(stderr, "mos: %s: write failed\n", perframe); return 1; }
-  free(ref);
+  free(ref); free(vals); free(nvals);
+  if (own_files) { for (size_t i = 0; i < nfiles; i++) free(files[i]); free(files); }
   return 0;
 }
