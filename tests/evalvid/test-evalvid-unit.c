@@ -242,6 +242,20 @@ static void test_h264_split(void)
   AMT_CHECK(ev_h264_split(junk, sizeof junk, &au, err, sizeof err) == -1);
 }
 
+static void test_throughput_bins(void)
+{
+  /* 1000 bytes at 0.2 s, 500 at 0.9 s, 700 at 2.5 s, one lost packet; 1 s bins from 0 */
+  double t[4] = { 0.2, 0.9, NAN, 2.5 };
+  uint32_t sz[4] = { 1000, 500, 9999, 700 };
+  size_t nb = 0;
+  uint64_t *b = ev_throughput_bins(t, sz, 4, 0.0, 1.0, &nb);
+  AMT_CHECK(b && nb == 3);
+  if (b && nb == 3) AMT_CHECK(b[0] == 1500 && b[1] == 0 && b[2] == 700);
+  free(b);
+  double far[2] = { 0.0, 1e12 };   /* a corrupt time: no 10^12 bins */
+  AMT_CHECK(ev_throughput_bins(far, sz, 2, 0.0, 1.0, &nb) == NULL);
+}
+
 int main(void)
 {
   AMT_RUN(test_mos_boundaries);
@@ -253,5 +267,6 @@ int main(void)
   AMT_RUN(test_trace_errors);
   AMT_RUN(test_match_arrivals);
   AMT_RUN(test_h264_split);
+  AMT_RUN(test_throughput_bins);
   return amt_summary();
 }

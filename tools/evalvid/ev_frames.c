@@ -163,7 +163,9 @@ uint64_t *ev_throughput_bins(const double *times, const uint32_t *sizes, size_t 
 {
   double tmax = t0;
   for (size_t i = 0; i < n; i++) if (!isnan(times[i]) && times[i] > tmax) tmax = times[i];
-  size_t nb = (size_t)floor((tmax - t0) / width) + 1;
+  double span = floor((tmax - t0) / width) + 1;
+  if (!(span <= 1e7)) return NULL;        /* a corrupt time, not a run of 10 million bins */
+  size_t nb = (size_t)span;
   uint64_t *b = calloc(nb, sizeof *b);
   if (!b) return NULL;
   for (size_t i = 0; i < n; i++) {

@@ -60,7 +60,7 @@ void ev_net_summarize(const ev_frame *f, size_t n, const ev_sd_pkt *sd, size_t n
                       const double *arrival, ev_net_summary *s);
 
 /* Bytes per bin of WIDTH seconds from T0 of packets (times[i], sizes[i]; NaN times skipped);
- * returns a malloc'ed array of *nbins counts. */
+ * returns a malloc'ed array of *nbins counts, NULL if out of memory or more than 10^7 bins. */
 uint64_t *ev_throughput_bins(const double *times, const uint32_t *sizes, size_t n, double t0,
                              double width, size_t *nbins);
 #endif

@@ -126,8 +126,9 @@ int main(int argc, char **argv)
     size_t nbs, nbr;
     uint64_t *bs = ev_throughput_bins(st, ss, r.nsd, t0, bin, &nbs);
     uint64_t *br = ev_throughput_bins(rt, rs, nr, t0, bin, &nbr);
+    if (!bs || !br) DIE("%s: %g s bins over the span of the dumps: too many (a corrupt time?)", ratep, bin);
     FILE *f = fopen(ratep, "w");
-    if (!f || !bs || !br) DIE("%s: %s", ratep, strerror(errno));
+    if (!f) DIE("%s: %s", ratep, strerror(errno));
     fprintf(f, "time_s,sent_bps,recv_bps\n");
     size_t nb = nbs > nbr ? nbs : nbr;
     for (size_t k = 0; k < nb; k++)
