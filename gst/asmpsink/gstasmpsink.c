@@ -58,6 +58,8 @@ struct _GstAsmpSink {
   GstCaps *caps;
   GstStructure *stats;
   GstClockID early_id;
+  GstClockID eos_id;            /* RTCP EOS fallback */
+  gboolean rtcp_eos;
 };
 
 G_DEFINE_TYPE (GstAsmpSink, gst_asmp_sink, GST_TYPE_BIN);
@@ -94,6 +96,8 @@ target_changed (GstAsmpSink * self, guint bps, GstAmEncKind kind)
         gst_message_new_element (GST_OBJECT (self),
             gst_structure_new ("asmpsink-bitrate", "bitrate", G_TYPE_UINT, bps, NULL)));
 }
+
+static gboolean eos_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data);
 
 /* ---- RTP leaving rtpbin: sender stamps, sd.txt, byte counts ---- */
 static void
@@ -187,6 +191,9 @@ rtp_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       g_mutex_lock (&self->lock);
       gst_am_trace_flush (self->sd);
       gst_am_trace_flush (self->rate);
+      if (!self->eos_id)
+        self->eos_id = gst_am_timer_start (2 * (gint64) self->rtcp_interval_ms * GST_MSECOND
+            + 100 * GST_MSECOND, eos_cb, GST_OBJECT (self));
       g_mutex_unlock (&self->lock);
     }
   }
@@ -284,26 +291,10 @@ static gboolean early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpoin
 static void
 arm_early_locked (GstAsmpSink * self)
 {
-  GstClock *clock;
   gint64 iv = self->cc ? gst_am_cc_sender_early_interval (self->cc) : 0;
 
-  if (iv <= 0 || self->early_id)
-    return;
-  clock = gst_system_clock_obtain ();
-  self->early_id = gst_clock_new_single_shot_id (clock, gst_clock_get_time (clock) + iv);
-  gst_clock_id_wait_async (self->early_id, early_cb, gst_object_ref (self),
-      gst_object_unref);
-  gst_object_unref (clock);
-}
-
-static void
-disarm_early_locked (GstAsmpSink * self)
-{
-  if (self->early_id) {
-    gst_clock_id_unschedule (self->early_id);
-    gst_clock_id_unref (self->early_id);
-    self->early_id = NULL;
-  }
+  if (iv > 0 && !self->early_id)
+    self->early_id = gst_am_timer_start (iv, early_cb, GST_OBJECT (self));
 }
 
 static gboolean
@@ -313,18 +304,56 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
   gboolean ok = FALSE;
 
   g_mutex_lock (&self->lock);
-  if (self->early_id != id) {   /* disarmed meanwhile */
+  if (self->early_id != id) {   /* stopped meanwhile */
     g_mutex_unlock (&self->lock);
     return TRUE;
   }
-  gst_clock_id_unref (self->early_id);
-  self->early_id = NULL;
+  gst_am_timer_stop (&self->early_id);
   arm_early_locked (self);
   g_mutex_unlock (&self->lock);
   /* rtpsession sends it as soon as RTCP timing rules allow (RFC 4585 early feedback) */
   if (self->session)
     g_signal_emit_by_name (self->session, "send-rtcp-full", (guint64) 0, &ok);
   return TRUE;
+}
+
+/* ---- EOS: rtpsession (1.22) sometimes misses the wake-up that sends the BYE and the EOS on
+ * its RTCP pad after EOS on the RTP path (seen with plain rtpbin in 4 of 12 runs), and the
+ * pipeline then never finishes. If the RTCP sink has no EOS two RTCP intervals later, give it
+ * one ourselves. ---- */
+static gboolean
+eos_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
+{
+  GstAsmpSink *self = data;
+  gboolean send;
+  GstPad *pad;
+
+  g_mutex_lock (&self->lock);
+  send = self->eos_id == id && !self->rtcp_eos;
+  g_mutex_unlock (&self->lock);
+  if (send && (pad = gst_element_get_static_pad (self->rtcp_sink, "sink"))) {
+    GST_INFO_OBJECT (self, "rtpsession sent no RTCP EOS: sending it");
+    gst_pad_send_event (pad, gst_event_new_eos ());
+    gst_object_unref (pad);
+  }
+  return TRUE;
+}
+
+static GstPadProbeReturn
+rtcp_sink_eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstAsmpSink *self = user_data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
+    g_mutex_lock (&self->lock);
+    self->rtcp_eos = TRUE;
+    g_mutex_unlock (&self->lock);
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_FLUSH_STOP) {
+    g_mutex_lock (&self->lock);
+    self->rtcp_eos = FALSE;
+    g_mutex_unlock (&self->lock);
+  }
+  return GST_PAD_PROBE_OK;
 }
 
 /* ---- properties ---- */
@@ -493,7 +522,9 @@ start_locked (GstAsmpSink * self)
 static void
 stop_locked (GstAsmpSink * self)
 {
-  disarm_early_locked (self);
+  gst_am_timer_stop (&self->early_id);
+  gst_am_timer_stop (&self->eos_id);
+  self->rtcp_eos = FALSE;
   g_clear_pointer (&self->cc, gst_am_cc_sender_free);
   g_clear_pointer (&self->sd, gst_am_trace_close);
   g_clear_pointer (&self->rate, gst_am_trace_close);
@@ -553,7 +584,8 @@ gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
       break;
     case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
       g_mutex_lock (&self->lock);
-      disarm_early_locked (self);
+      gst_am_timer_stop (&self->early_id);
+      gst_am_timer_stop (&self->eos_id);
       gst_am_trace_flush (self->sd);
       gst_am_trace_flush (self->rate);
       g_mutex_unlock (&self->lock);
@@ -616,6 +648,10 @@ gst_asmp_sink_init (GstAsmpSink * self)
   gst_object_unref (pad);
   pad = gst_element_get_static_pad (self->rtcp_src, "src");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, rtcp_in_probe, self, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (self->rtcp_sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+      rtcp_sink_eos_probe, self, NULL);
   gst_object_unref (pad);
 
   self->session = gst_am_internal_session (self->rtpbin);

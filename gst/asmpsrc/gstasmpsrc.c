@@ -72,8 +72,7 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
   g_mutex_lock (&self->lock);
   mine = self->early_id == id;
   if (mine) {
-    gst_clock_id_unref (self->early_id);
-    self->early_id = NULL;
+    gst_am_timer_stop (&self->early_id);
     self->last_early = gst_am_now ();
   }
   g_mutex_unlock (&self->lock);
@@ -86,27 +85,11 @@ static void
 arm_early_locked (GstAsmpSrc * self, gint64 now)
 {
   gint64 due = self->cc ? gst_am_cc_receiver_report_due (self->cc) : 0;
-  GstClock *clock;
-  gint64 wait;
 
   if (due <= 0 || self->early_id || GST_STATE (self) != GST_STATE_PLAYING)
     return;
-  wait = MAX (due - now, self->last_early + MIN_EARLY_GAP_NS - now);
-  clock = gst_system_clock_obtain ();
-  self->early_id = gst_clock_new_single_shot_id (clock,
-      gst_clock_get_time (clock) + MAX (wait, 0));
-  gst_clock_id_wait_async (self->early_id, early_cb, gst_object_ref (self), gst_object_unref);
-  gst_object_unref (clock);
-}
-
-static void
-disarm_early_locked (GstAsmpSrc * self)
-{
-  if (self->early_id) {
-    gst_clock_id_unschedule (self->early_id);
-    gst_clock_id_unref (self->early_id);
-    self->early_id = NULL;
-  }
+  self->early_id = gst_am_timer_start (MAX (due - now,
+          self->last_early + MIN_EARLY_GAP_NS - now), early_cb, GST_OBJECT (self));
 }
 
 /* ---- RTP arriving (udpsrc thread) ---- */
@@ -366,7 +349,7 @@ start_locked (GstAsmpSrc * self)
 static void
 stop_locked (GstAsmpSrc * self)
 {
-  disarm_early_locked (self);
+  gst_am_timer_stop (&self->early_id);
   g_clear_pointer (&self->cc, gst_am_cc_receiver_free);
   g_clear_pointer (&self->rd, gst_am_trace_close);
   g_clear_pointer (&self->stats_csv, gst_am_trace_close);
@@ -395,7 +378,7 @@ gst_asmp_src_change_state (GstElement * element, GstStateChange transition)
       break;
     case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
       g_mutex_lock (&self->lock);
-      disarm_early_locked (self);
+      gst_am_timer_stop (&self->early_id);
       gst_am_trace_flush (self->rd);
       gst_am_trace_flush (self->stats_csv);
       g_mutex_unlock (&self->lock);

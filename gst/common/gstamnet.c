@@ -256,3 +256,25 @@ gst_am_seq_extend (GstAmSeqExt * s, guint16 seq)
     s->last = cand;
   return cand;
 }
+
+GstClockID
+gst_am_timer_start (gint64 delay_ns, GstClockCallback cb, GstObject * obj)
+{
+  GstClock *clock = gst_system_clock_obtain ();
+  GstClockID id = gst_clock_new_single_shot_id (clock,
+      gst_clock_get_time (clock) + MAX (delay_ns, 0));
+
+  gst_clock_id_wait_async (id, cb, gst_object_ref (obj), gst_object_unref);
+  gst_object_unref (clock);
+  return id;
+}
+
+void
+gst_am_timer_stop (GstClockID * id)
+{
+  if (*id) {
+    gst_clock_id_unschedule (*id);
+    gst_clock_id_unref (*id);
+    *id = NULL;
+  }
+}

@@ -87,5 +87,11 @@ typedef struct {
 } GstAmSeqExt;
 guint32 gst_am_seq_extend (GstAmSeqExt * s, guint16 seq);
 
+/* One-shot timers on the system clock (the clock rtpsession's RTCP timer uses, so tests that
+ * install a GstTestClock as the system clock drive both). cb runs on the clock thread with a
+ * ref on obj; returns the id (stop it with gst_am_timer_stop). */
+GstClockID gst_am_timer_start (gint64 delay_ns, GstClockCallback cb, GstObject * obj);
+void gst_am_timer_stop (GstClockID * id);
+
 G_END_DECLS
 #endif
