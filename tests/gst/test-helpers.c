@@ -1,3 +1,307 @@
-#include <gst/check/gstcheck.h>
-static Suite *s_suite (void) { Suite *s = suite_create ("test-helpers"); return s; }
-GST_CHECK_MAIN (s);
+/* test-helpers.c - the element helpers in gst/common: frame typing from RTP payloads (H.264
+ * RFC 6184, VP8 RFC 7741), sequence extension, NTP conversion, header-extension stamps, APP
+ * appending within the RTCP MTU, a fuzzed RTCP walk, the SDP text and the trace line format. */
+#include "amgsttest.h"
+#include <glib/gstdio.h>
+#include "common/gstamcc.h"
+#include "common/gstamnet.h"
+#include "common/gstamsdp.h"
+#include "common/gstamtrace.h"
+
+GST_START_TEST (test_h264_types)
+{
+  const guint8 idr[] = { 0x65, 0x88, 0x80 };
+  const guint8 p_slice[] = { 0x41, 0xc0 };           /* first_mb 0, slice_type 0 (P) */
+  const guint8 b_slice[] = { 0x41, 0xa0 };           /* slice_type 1 (B) */
+  const guint8 p5[] = { 0x41, 0x98 };                /* slice_type 5 (P, all slices) */
+  const guint8 i7[] = { 0x41, 0x88 };                /* slice_type 7 (I) */
+  const guint8 sps[] = { 0x67, 0x42, 0xc0, 0x0d };
+  const guint8 stap_ps[] = { 0x78, 0, 2, 0x67, 0x42, 0, 2, 0x68, 0xce };
+  const guint8 stap_idr[] = { 0x78, 0, 2, 0x67, 0x42, 0, 2, 0x65, 0x88 };
+  const guint8 stap_bad[] = { 0x78, 0, 200, 0x67 };  /* size beyond the packet */
+  const guint8 fu_idr_start[] = { 0x7c, 0x85, 0x88 };
+  const guint8 fu_cont[] = { 0x7c, 0x05, 0x11 };
+  const guint8 fu_b_start[] = { 0x5c, 0x81, 0xa0 };
+  /* first_mb_in_slice with 23 leading zero bits, then slice_type 1 (B); the RBSP
+   * 00 00 01 00 00 00 80 needs two emulation-prevention bytes */
+  const guint8 escaped[] = { 0x41, 0, 0, 3, 1, 0, 0, 3, 0, 0x80 };
+
+  fail_unless_equals_int (gst_am_h264_payload_type (idr, sizeof (idr)), 'I');
+  fail_unless_equals_int (gst_am_h264_payload_type (p_slice, sizeof (p_slice)), 'P');
+  fail_unless_equals_int (gst_am_h264_payload_type (b_slice, sizeof (b_slice)), 'B');
+  fail_unless_equals_int (gst_am_h264_payload_type (p5, sizeof (p5)), 'P');
+  fail_unless_equals_int (gst_am_h264_payload_type (i7, sizeof (i7)), 'I');
+  fail_unless_equals_int (gst_am_h264_payload_type (sps, sizeof (sps)), 'H');
+  fail_unless_equals_int (gst_am_h264_payload_type (stap_ps, sizeof (stap_ps)), 'H');
+  fail_unless_equals_int (gst_am_h264_payload_type (stap_idr, sizeof (stap_idr)), 'I');
+  fail_unless_equals_int (gst_am_h264_payload_type (stap_bad, sizeof (stap_bad)), 0);
+  fail_unless_equals_int (gst_am_h264_payload_type (fu_idr_start, sizeof (fu_idr_start)), 'I');
+  fail_unless_equals_int (gst_am_h264_payload_type (fu_cont, sizeof (fu_cont)), 0);
+  fail_unless_equals_int (gst_am_h264_payload_type (fu_b_start, sizeof (fu_b_start)), 'B');
+  fail_unless_equals_int (gst_am_h264_payload_type (escaped, sizeof (escaped)), 'B');
+  fail_unless_equals_int (gst_am_h264_payload_type (idr, 0), 0);
+  fail_unless_equals_int (gst_am_h264_payload_type (fu_idr_start, 1), 0);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_vp8_types_and_framer)
+{
+  const guint8 key[] = { 0x10, 0x00, 0x9d };
+  const guint8 inter[] = { 0x10, 0x01, 0x00 };
+  const guint8 key_ext[] = { 0x90, 0x80, 0x81, 0x23, 0x00 };  /* X, I, 15-bit picture id */
+  const guint8 cont[] = { 0x00, 0x55 };
+  const guint8 trunc_ext[] = { 0x90, 0x80, 0x81 };
+  GstAmFramer fr;
+  guint64 frame = 99;
+
+  fail_unless_equals_int (gst_am_vp8_payload_type (key, sizeof (key)), 'I');
+  fail_unless_equals_int (gst_am_vp8_payload_type (inter, sizeof (inter)), 'P');
+  fail_unless_equals_int (gst_am_vp8_payload_type (key_ext, sizeof (key_ext)), 'I');
+  fail_unless_equals_int (gst_am_vp8_payload_type (cont, sizeof (cont)), 0);
+  fail_unless_equals_int (gst_am_vp8_payload_type (trunc_ext, sizeof (trunc_ext)), 0);
+
+  /* frames are numbered by RTP timestamp; continuation packets take the frame's type */
+  gst_am_framer_init (&fr, GST_AM_CODEC_VP8);
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 1000, key, sizeof (key), &frame), 'I');
+  fail_unless_equals_int (frame, 0);
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 1000, cont, sizeof (cont), &frame), 'I');
+  fail_unless_equals_int (frame, 0);
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 4000, inter, sizeof (inter), &frame), 'P');
+  fail_unless_equals_int (frame, 1);
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 4000, cont, sizeof (cont), &frame), 'P');
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 7000, cont, sizeof (cont), &frame), 'H');
+  fail_unless_equals_int (frame, 2);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_seq_extend_and_ntp)
+{
+  GstAmSeqExt s = { 0 };
+  gint64 ns = G_GINT64_CONSTANT (1795334241734300901);
+
+  fail_unless_equals_int (gst_am_seq_extend (&s, 65534), 65534);
+  fail_unless_equals_int (gst_am_seq_extend (&s, 65535), 65535);
+  fail_unless_equals_int (gst_am_seq_extend (&s, 0), 65536);
+  fail_unless_equals_int (gst_am_seq_extend (&s, 65535), 65535);   /* reordered */
+  fail_unless_equals_int (gst_am_seq_extend (&s, 2), 65538);
+  /* NTP era 0: 1970 is 2208988800 s after 1900 */
+  fail_unless_equals_uint64 (gst_am_ntp64_from_unix_ns (0) >> 32, G_GUINT64_CONSTANT (2208988800));
+  fail_unless (ABS (gst_am_unix_ns_from_ntp64 (gst_am_ntp64_from_unix_ns (ns)) - ns) <= 1);
+  fail_unless_equals_int (gst_am_ntp_mid32 (ns), (guint32) (gst_am_ntp64_from_unix_ns (ns) >> 16));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_rtp_stamp_roundtrip)
+{
+  GstBuffer *b = gst_rtp_buffer_new_allocate (100, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  GstAmRtpInfo info;
+  gint64 now = G_GINT64_CONSTANT (1795334241734300000);
+
+  gst_rtp_buffer_map (b, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_ssrc (&rtp, 0xdeadbeef);
+  gst_rtp_buffer_set_seq (&rtp, 7);
+  gst_rtp_buffer_set_timestamp (&rtp, 90000);
+  gst_rtp_buffer_unmap (&rtp);
+  fail_unless (gst_am_rtp_read (b, &info));
+  fail_if (info.has_send_time || info.has_extseq);
+  fail_unless (gst_am_rtp_stamp (&b, now, 65536 + 7));
+  fail_unless (gst_am_rtp_read (b, &info));
+  fail_unless (info.has_send_time && info.has_extseq);
+  fail_unless_equals_int (info.ssrc, 0xdeadbeef);
+  fail_unless_equals_int (info.seq, 7);
+  fail_unless_equals_int (info.rtp_ts, 90000);
+  fail_unless_equals_int (info.extseq, 65536 + 7);
+  fail_unless (ABS (info.send_time_ns - now) <= 1);
+  /* 12 header + 4 extension header + (1 + 8) + (1 + 4) padded to 16 + 100 payload */
+  fail_unless_equals_int (info.size, 12 + 4 + 16 + 100);
+  gst_buffer_unref (b);
+  /* not RTP */
+  b = gst_buffer_new_memdup ("\x00\x01\x02", 3);
+  fail_if (gst_am_rtp_read (b, &info));
+  gst_buffer_unref (b);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_app_append_respects_mtu)
+{
+  GstBuffer *b = gst_rtcp_buffer_new (100);
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+  guint8 data[128] = { 0 };
+
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
+  gst_rtcp_buffer_unmap (&rtcp);
+  /* 100-byte MTU - 8 bytes of RR - 12 bytes of APP header */
+  fail_unless_equals_int (gst_am_rtcp_app_room (b), 80);
+  fail_if (gst_am_rtcp_append_app (b, 1, 1, "TEST", data, 84));
+  fail_if (gst_am_rtcp_append_app (b, 1, 1, "TEST", data, 6));     /* not whole words */
+  fail_unless (gst_rtcp_buffer_validate (b));
+  fail_unless_equals_int (gst_buffer_get_size (b), 8);
+  fail_unless (gst_am_rtcp_append_app (b, 1, 1, "TEST", data, 80));
+  fail_unless_equals_int (gst_buffer_get_size (b), 100);
+  fail_unless (gst_rtcp_buffer_validate (b));
+  fail_unless_equals_int (gst_am_rtcp_app_room (b), 0);
+  gst_buffer_unref (b);
+
+  /* only compound packets that start with SR/RR get an APP */
+  b = gst_rtcp_buffer_new (1400);
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SDES, &pkt));
+  gst_rtcp_buffer_unmap (&rtcp);
+  fail_unless_equals_int (gst_am_rtcp_app_room (b), 0);
+  fail_if (gst_am_rtcp_append_app (b, 1, 1, "TEST", data, 8));
+  gst_buffer_unref (b);
+}
+GST_END_TEST;
+
+typedef struct {
+  guint srs, blocks, apps, byes;
+} Seen;
+static void v_sr (gpointer u, guint32 s) { ((Seen *) u)->srs++; }
+static void v_rb (gpointer u, guint32 r, guint32 a, guint32 l, guint32 d) { ((Seen *) u)->blocks++; }
+static void v_app (gpointer u, guint32 s, const gchar * n, guint8 st, const guint8 * d, gsize len)
+{
+  ((Seen *) u)->apps++;
+  if (len)
+    fail_unless (d != NULL);
+}
+static void v_bye (gpointer u, guint32 s) { ((Seen *) u)->byes++; }
+
+GST_START_TEST (test_rtcp_walk_fuzz)
+{
+  static const GstAmRtcpVisitor v = { v_sr, v_rb, v_app, v_bye };
+  GstBuffer *b = gst_rtcp_buffer_new (1400);
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+  guint8 app[16] = { 1, 2, 3, 4 };
+  Seen seen = { 0 };
+  GstMapInfo map;
+  guint8 *orig;
+  gsize len;
+  guint i;
+  GRand *rnd = g_rand_new_with_seed (1234);
+
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SR, &pkt);
+  gst_rtcp_packet_sr_set_sender_info (&pkt, 1, 2, 3, 4, 5);
+  gst_rtcp_packet_add_rb (&pkt, 9, 0, 0, 0, 0, 0, 0);
+  gst_rtcp_packet_add_rb (&pkt, 10, 0, 0, 0, 0, 0, 0);
+  gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_BYE, &pkt);
+  gst_rtcp_packet_bye_add_ssrc (&pkt, 77);
+  gst_rtcp_buffer_unmap (&rtcp);
+  fail_unless (gst_am_rtcp_append_app (b, 2, 1, "ASMP", app, sizeof (app)));
+  fail_unless (gst_am_rtcp_walk (b, &v, &seen));
+  fail_unless_equals_int (seen.srs, 1);
+  fail_unless_equals_int (seen.blocks, 2);
+  fail_unless_equals_int (seen.byes, 1);
+  fail_unless_equals_int (seen.apps, 1);
+
+  gst_buffer_map (b, &map, GST_MAP_READ);
+  len = map.size;
+  orig = g_memdup2 (map.data, len);
+  gst_buffer_unmap (b, &map);
+  gst_buffer_unref (b);
+  /* truncations, bit flips and random lengths: the walk never reads out of bounds (run under
+   * valgrind/ASan to see it) and never reports more than the buffer can hold */
+  for (i = 0; i < 20000; i++) {
+    guint8 *m = g_memdup2 (orig, len);
+    gsize n = i < len ? i + 1 : (gsize) g_rand_int_range (rnd, 1, len + 1);
+    guint flips = g_rand_int_range (rnd, 0, 4), j;
+    for (j = 0; j < flips; j++)
+      m[g_rand_int_range (rnd, 0, n)] ^= 1 << g_rand_int_range (rnd, 0, 8);
+    b = gst_buffer_new_wrapped (m, n);
+    memset (&seen, 0, sizeof (seen));
+    if (gst_am_rtcp_walk (b, &v, &seen))
+      fail_unless (seen.blocks * 24 + seen.apps * 12 + seen.byes * 4 <= n);
+    gst_buffer_unref (b);
+  }
+  g_free (orig);
+  g_rand_free (rnd);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_sdp_text)
+{
+  GstAmNetConfig net;
+  GstCaps *caps = gst_caps_from_string ("application/x-rtp,media=video,clock-rate=90000,"
+      "encoding-name=H264,payload=96,packetization-mode=(string)1,ssrc=(uint)42");
+  gchar *sdp;
+
+  gst_am_net_config_init (&net);
+  sdp = gst_am_sdp_text (caps, &net, 42);
+  fail_unless (sdp != NULL);
+  fail_unless (strstr (sdp, "c=IN IP4 239.1.2.3/1\r\n") != NULL, "%s", sdp);
+  fail_unless (strstr (sdp, "m=video 5004 RTP/AVP 96\r\n") != NULL, "%s", sdp);
+  fail_unless (strstr (sdp, "a=rtpmap:96 H264/90000\r\n") != NULL, "%s", sdp);
+  fail_unless (strstr (sdp, "a=rtcp:5005\r\n") != NULL, "%s", sdp);
+  fail_unless (strstr (sdp, "a=extmap:1 urn:ietf:params:rtp-hdrext:ntp-64\r\n") != NULL);
+  fail_unless (strstr (sdp, "packetization-mode=1") != NULL, "%s", sdp);
+  g_free (sdp);
+  /* unicast: no TTL */
+  g_free (net.address);
+  net.address = g_strdup ("10.0.0.2");
+  sdp = gst_am_sdp_text (caps, &net, 42);
+  fail_unless (strstr (sdp, "c=IN IP4 10.0.0.2\r\n") != NULL, "%s", sdp);
+  g_free (sdp);
+  gst_am_net_config_clear (&net);
+  gst_caps_unref (caps);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_trace_lines)
+{
+  gchar *dir = g_dir_make_tmp ("amtrace-XXXXXX", NULL);
+  gchar *sub = g_build_filename (dir, "a", "b", NULL);
+  gchar *path, *text = NULL;
+  GstAmTrace *t;
+  GError *err = NULL;
+
+  t = gst_am_trace_open (sub, "sd.txt", NULL, &err);
+  fail_unless (t != NULL);
+  gst_am_trace_sd (t, G_GINT64_CONSTANT (1000001999), gst_am_wide_id (1, 5), 100, 3, 'I');
+  gst_am_trace_rd (t, G_GINT64_CONSTANT (2000000000), gst_am_wide_id (0xffffffff, 0xffffffff), 7);
+  gst_am_trace_close (t);
+  path = g_build_filename (sub, "sd.txt", NULL);
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  fail_unless_equals_string (text, "1.000001 id 4294967301 udp 100 3 I\n"
+      "2.000000 id 18446744073709551615 udp 7\n");
+  g_free (text);
+  /* a directory that cannot be created (a file is in the way): a clear error */
+  text = g_build_filename (sub, "sd.txt", "x", NULL);
+  fail_unless (gst_am_trace_open (text, "sd.txt", NULL, &err) == NULL);
+  fail_unless (err != NULL && strstr (err->message, "cannot create") != NULL);
+  g_clear_error (&err);
+  g_free (text);
+  g_unlink (path);
+  g_free (path);
+  g_rmdir (sub);
+  path = g_build_filename (dir, "a", NULL);
+  g_rmdir (path);
+  g_free (path);
+  g_rmdir (dir);
+  g_free (sub);
+  g_free (dir);
+}
+GST_END_TEST;
+
+static Suite *
+helpers_suite (void)
+{
+  Suite *s = suite_create ("gst-common");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_h264_types);
+  tcase_add_test (tc, test_vp8_types_and_framer);
+  tcase_add_test (tc, test_seq_extend_and_ntp);
+  tcase_add_test (tc, test_rtp_stamp_roundtrip);
+  tcase_add_test (tc, test_app_append_respects_mtu);
+  tcase_add_test (tc, test_rtcp_walk_fuzz);
+  tcase_add_test (tc, test_sdp_text);
+  tcase_add_test (tc, test_trace_lines);
+  return s;
+}
+
+GST_CHECK_MAIN (helpers);
