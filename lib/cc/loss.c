@@ -126,11 +126,12 @@ amcc_loss_events_init (amcc_loss_events *e)
     e->arrival[i] = AMCC_TIME_NONE;
 }
 
+/* s arrived and is not decided yet (its ring slot still holds it) */
 static int
-was_received (const amcc_loss_events *e, uint64_t s, uint64_t old_max)
+pending_received (const amcc_loss_events *e, uint64_t s)
 {
   unsigned k = (unsigned) (s % AMCC_LOSS_WINDOW);
-  return s <= old_max && e->slot_seq[k] == s && e->arrival[k] != AMCC_TIME_NONE;
+  return s >= e->checked && e->slot_seq[k] == s && e->arrival[k] != AMCC_TIME_NONE;
 }
 
 /* RFC 5348 5.2: a lost packet's time is interpolated between the arrivals around it. */
@@ -164,6 +165,53 @@ on_loss (amcc_loss_events *e, uint64_t s, amcc_time t, amcc_time window)
   return AMCC_LOSS_EV_LOST;
 }
 
+static void
+decide_received (amcc_loss_events *e, uint64_t s, amcc_time t)
+{
+  e->prev_seq = s;
+  e->prev_time = t;
+  e->checked = s + 1;
+}
+
+/* Decide seqs from e->checked upwards, in order. A received one is decided at once; a missing
+ * one is lost once NDUPACK packets above it have arrived (RFC 5348 5.1: e->pending counts the
+ * arrivals in [checked, max_seq]), or unconditionally while below force_below. Stops at the
+ * first missing seq that is not decided yet. */
+static int
+decide (amcc_loss_events *e, uint64_t force_below, amcc_time window)
+{
+  int mask = 0;
+  uint64_t a_seq = 0;             /* next arrival above the seq being decided (cached) */
+  amcc_time a_t = 0;
+  while (e->checked <= e->max_seq) {
+    uint64_t s = e->checked;
+    if (pending_received (e, s)) {
+      e->pending--;
+      decide_received (e, s, e->arrival[s % AMCC_LOSS_WINDOW]);
+      continue;
+    }
+    if (e->pending < AMCC_LOSS_NDUPACK && s >= force_below)
+      break;
+    if (a_seq <= s) {
+      a_seq = 0;
+      for (uint64_t n = s + 1; n <= e->max_seq; n++) {
+        if (pending_received (e, n)) {
+          a_seq = n;
+          a_t = e->arrival[n % AMCC_LOSS_WINDOW];
+          break;
+        }
+      }
+      if (a_seq == 0) {           /* forced with nothing above: no later arrival to use */
+        a_seq = s;
+        a_t = e->prev_time;
+      }
+    }
+    mask |= on_loss (e, s, interpolate (s, e->prev_seq, e->prev_time, a_seq, a_t), window);
+    e->checked = s + 1;
+  }
+  return mask;
+}
+
 int
 amcc_loss_events_on_packet (amcc_loss_events *e, amcc_time now, uint64_t ext_seq,
     amcc_time window)
@@ -172,40 +220,34 @@ amcc_loss_events_on_packet (amcc_loss_events *e, amcc_time now, uint64_t ext_seq
   if (!e->started) {
     e->started = 1;
     e->max_seq = ext_seq;
-    e->checked = ext_seq;
     e->prev_seq = ext_seq;
     e->prev_time = now;
+    e->checked = ext_seq;
   }
-  if (ext_seq < e->checked)
+  if (ext_seq < e->checked || pending_received (e, ext_seq))
     return 0;                   /* already decided (declared lost, or a duplicate) */
-  uint64_t old_max = e->max_seq;
-  uint64_t new_max = ext_seq > old_max ? ext_seq : old_max;
-  if (new_max - e->checked > 65536)
-    e->checked = new_max - 65536;       /* bound the work after a huge jump */
-  /* decide every seq at least NDUPACK below the new maximum, before the ring slot is reused */
-  while (e->checked + AMCC_LOSS_NDUPACK <= new_max) {
-    uint64_t s = e->checked++;
-    if (s == ext_seq || was_received (e, s, old_max)) {
-      e->prev_seq = s;
-      e->prev_time = s == ext_seq ? now : e->arrival[s % AMCC_LOSS_WINDOW];
-      continue;
-    }
-    /* next received packet after s: in the ring up to old_max, else this one */
-    uint64_t a_seq = ext_seq;
-    amcc_time a_t = now;
-    for (uint64_t n = s + 1; n <= old_max && n < s + AMCC_LOSS_WINDOW; n++) {
-      if (was_received (e, n, old_max)) {
-        a_seq = n;
-        a_t = e->arrival[n % AMCC_LOSS_WINDOW];
-        break;
-      }
-    }
-    mask |= on_loss (e, s, interpolate (s, e->prev_seq, e->prev_time, a_seq, a_t), window);
+  if (ext_seq > e->max_seq + 65536) {
+    /* bound the work after a huge jump: decide what is pending, forget the seqs between */
+    mask |= decide (e, e->max_seq + 1, window);
+    e->checked = e->max_seq = ext_seq - 65536;
   }
+  /* The ring holds every arrival not yet decided. If this packet's slot is taken by another
+   * pending arrival r (64 or more seqs away, with fewer than NDUPACK arrivals in between), the
+   * seqs below min(r + 1, this one) are decided now: missing ones count as lost early. */
   unsigned k = (unsigned) (ext_seq % AMCC_LOSS_WINDOW);
-  e->slot_seq[k] = ext_seq;
-  e->arrival[k] = now;
-  e->max_seq = new_max;
+  uint64_t r = e->slot_seq[k];
+  if (ext_seq > e->max_seq)
+    e->max_seq = ext_seq;
+  if (pending_received (e, r))
+    mask |= decide (e, r < ext_seq ? r + 1 : ext_seq, window);
+  if (pending_received (e, r) && ext_seq == e->checked) {
+    decide_received (e, ext_seq, now);      /* r is above: this one is decided without a slot */
+  } else {
+    e->slot_seq[k] = ext_seq;
+    e->arrival[k] = now;
+    e->pending++;
+  }
+  mask |= decide (e, 0, window);
   if (e->events > 0)
     amcc_loss_history_set_open (&e->hist, (double) (e->max_seq - e->event_seq + 1));
   return mask;

@@ -135,6 +135,125 @@ test_loss_events (void)
   AMT_CHECK (e.event_time == 20500 * AMCC_NS_PER_US);
 }
 
+/* RFC 5348 5.1 / RFC 4654 5: a packet is lost once at least NDUPACK = 3 packets with higher
+ * sequence numbers have ARRIVED, not once the highest sequence number is 3 above it. */
+static void
+test_loss_burst (void)
+{
+  amcc_loss_events e;
+  amcc_loss_events_init (&e);
+  const amcc_time ms = AMCC_NS_PER_MS;
+  for (uint64_t s = 0; s < 10; s++)           /* 0..9 at 0..9 ms */
+    amcc_loss_events_on_packet (&e, (amcc_time) s * ms, s, 100 * ms);
+  /* burst: 10..19 lost; 20, 21, 22 arrive at 20, 21, 22 ms */
+  int m = amcc_loss_events_on_packet (&e, 20 * ms, 20, 100 * ms);
+  AMT_CHECK (m == 0 && e.lost == 0);          /* one later arrival: nothing is lost yet */
+  m = amcc_loss_events_on_packet (&e, 21 * ms, 21, 100 * ms);
+  AMT_CHECK (m == 0 && e.lost == 0);          /* two */
+  m = amcc_loss_events_on_packet (&e, 22 * ms, 22, 100 * ms);
+  AMT_CHECK (e.lost == 10);                   /* three: the whole burst at once */
+  AMT_CHECK ((m & AMCC_LOSS_EV_FIRST) && e.events == 1);
+  /* RFC 5348 5.2: 10 interpolated between 9 (9 ms) and 20 (20 ms): 9 + 11 ms * 1/11 = 10 ms */
+  AMT_CHECK (e.event_time == 10 * ms && e.event_seq == 10);
+  AMT_NEAR (e.hist.interval[0], 22 - 10 + 1, 0);
+  /* a burst longer than the 64-packet ring: 23..199 lost, then 200, 201, 202 */
+  for (uint64_t s = 200; s <= 202; s++)
+    amcc_loss_events_on_packet (&e, (amcc_time) s * ms, s, 1000 * ms);
+  AMT_CHECK (e.lost == 10 + 177);
+  AMT_CHECK (e.events == 1);                  /* all within 1 s of the first loss (10 ms) */
+}
+
+/* Reordering: 0..5, then 9, then the late 6, 7, 8. At 9's arrival 6 has one later arrival, so
+ * it is not lost; the late ones are all received. */
+static void
+test_loss_reorder (void)
+{
+  amcc_loss_events e;
+  amcc_loss_events_init (&e);
+  uint64_t order[] = { 0, 1, 2, 3, 4, 5, 9, 6, 7, 8, 10, 11, 12 };
+  for (unsigned i = 0; i < sizeof order / sizeof order[0]; i++)
+    amcc_loss_events_on_packet (&e, (amcc_time) i * AMCC_NS_PER_MS, order[i], AMCC_NS_PER_MS);
+  AMT_CHECK (e.lost == 0 && e.events == 0);
+  /* 13 missing while 14 and 15 arrive, then 13 (two later arrivals only): not lost */
+  uint64_t more[] = { 14, 15, 13, 16 };
+  for (unsigned i = 0; i < 4; i++)
+    amcc_loss_events_on_packet (&e, (amcc_time) (20 + i) * AMCC_NS_PER_MS, more[i], AMCC_NS_PER_MS);
+  AMT_CHECK (e.lost == 0);
+  /* duplicates of decided and of pending packets change nothing */
+  AMT_CHECK (amcc_loss_events_on_packet (&e, 30 * AMCC_NS_PER_MS, 5, AMCC_NS_PER_MS) == 0);
+  AMT_CHECK (amcc_loss_events_on_packet (&e, 30 * AMCC_NS_PER_MS, 16, AMCC_NS_PER_MS) == 0);
+  /* 17 and 18 missing, 19 arrives, then 83 = 19 + 64 needs 19's ring slot: 17 and 18 are decided
+   * (lost) early rather than the ring losing 19; 20..82 wait for a third later arrival */
+  amcc_loss_events_on_packet (&e, 31 * AMCC_NS_PER_MS, 19, AMCC_NS_PER_MS);
+  AMT_CHECK (e.lost == 0);
+  amcc_loss_events_on_packet (&e, 32 * AMCC_NS_PER_MS, 19 + AMCC_LOSS_WINDOW, AMCC_NS_PER_MS);
+  AMT_CHECK (e.lost == 2);
+  amcc_loss_events_on_packet (&e, 33 * AMCC_NS_PER_MS, 84, AMCC_NS_PER_MS);
+  AMT_CHECK (e.lost == 2);
+  amcc_loss_events_on_packet (&e, 34 * AMCC_NS_PER_MS, 85, AMCC_NS_PER_MS);
+  AMT_CHECK (e.lost == 2 + 63);
+}
+
+/* Against a brute-force reading of RFC 5348 5.1 on random traces (bursts of up to 20 losses,
+ * packets displaced by up to 8 positions): after every arrival, the packets declared lost are
+ * exactly the never-arrived ones with at least 3 arrivals above them. */
+static void
+test_loss_rule_random (void)
+{
+  enum { N = 3000 };
+  static uint8_t arrived[N], lost_ref[N];
+  static uint64_t order[N];
+  uint32_t x = 12345;
+  int bad = 0;
+  for (int run = 0; run < 20; run++) {
+    int n = 0;
+    for (int s = 0; s < N && n < N; s++) {
+      x = x * 1103515245u + 12345u;
+      if ((x >> 16) % 50 == 0) {             /* a burst of 1..20 losses */
+        s += (int) ((x >> 8) % 20);
+        continue;
+      }
+      order[n++] = (uint64_t) s;
+    }
+    for (int i = 0; i + 1 < n; i++) {        /* displace some packets later by up to 8 */
+      x = x * 1103515245u + 12345u;
+      if ((x >> 16) % 10 == 0) {
+        int j = i + 1 + (int) ((x >> 4) % 8);
+        if (j >= n)
+          j = n - 1;
+        uint64_t t = order[i];
+        for (int k = i; k < j; k++)
+          order[k] = order[k + 1];
+        order[j] = t;
+      }
+    }
+    amcc_loss_events e;
+    amcc_loss_events_init (&e);
+    for (int s = 0; s < N; s++)
+      arrived[s] = lost_ref[s] = 0;
+    uint64_t ref_lost = 0;
+    int first = (int) order[0];
+    for (int i = 0; i < n; i++) {
+      int q = (int) order[i];
+      if (!lost_ref[q])
+        arrived[q] = 1;                      /* a packet declared lost stays lost */
+      amcc_loss_events_on_packet (&e, (amcc_time) i * AMCC_NS_PER_MS, order[i], AMCC_NS_PER_MS);
+      int above = 0;
+      for (int s = N - 1; s >= first; s--) {
+        if (arrived[s])
+          above++;
+        else if (above >= AMCC_LOSS_NDUPACK && !lost_ref[s]) {
+          lost_ref[s] = 1;
+          ref_lost++;
+        }
+      }
+      if (e.lost != ref_lost)
+        bad++;
+    }
+  }
+  AMT_CHECK (bad == 0);
+}
+
 /* RFC 3550 A.1 / A.3 */
 static void
 test_seq (void)
@@ -327,6 +446,9 @@ main (void)
   AMT_RUN (test_loss_filter);
   AMT_RUN (test_loss_history);
   AMT_RUN (test_loss_events);
+  AMT_RUN (test_loss_burst);
+  AMT_RUN (test_loss_reorder);
+  AMT_RUN (test_loss_rule_random);
   AMT_RUN (test_seq);
   AMT_RUN (test_interarrival);
   AMT_RUN (test_cumjitter);

@@ -58,7 +58,11 @@ double amcc_loss_history_general_df (const amcc_loss_history *h);
 
 /* ---- 3. loss-event detection from sequence numbers ---- */
 #define AMCC_LOSS_NDUPACK 3        /* later packets before a gap counts as lost (RFC 5348 5.1) */
-#define AMCC_LOSS_WINDOW 64        /* recent packets tracked for reordering */
+/* Arrivals not yet decided are kept in a ring of this size. A missing packet is lost once 3
+ * packets above it have ARRIVED (RFC 5348 5.1), however far above; only when an arrival needs
+ * the ring slot of another undecided arrival 64 seqs away are the missing seqs below decided
+ * early (as lost): a reordering that deep with fewer than 3 arrivals in between. */
+#define AMCC_LOSS_WINDOW 64
 
 /* Bits returned by amcc_loss_events_on_packet(). */
 #define AMCC_LOSS_EV_LOST  1       /* at least one packet was declared lost by this arrival */
@@ -71,6 +75,7 @@ typedef struct amcc_loss_events {
   amcc_loss_history hist;
   uint64_t max_seq;                /* highest extended seq seen */
   uint64_t checked;                /* every seq < checked has been declared received or lost */
+  uint64_t pending;                /* arrivals in [checked, max_seq] (not decided yet) */
   amcc_time arrival[AMCC_LOSS_WINDOW]; /* arrival time by seq % WINDOW, AMCC_TIME_NONE = none */
   uint64_t slot_seq[AMCC_LOSS_WINDOW];
   uint64_t event_seq;              /* seq of the first loss of the current event */
