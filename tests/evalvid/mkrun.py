@@ -44,16 +44,22 @@ def video_trace(build, sent):
     return rows
 
 
-def make_sd(build, d, fps):
-    """Returns packets [(time, id, size, frame, type)] and writes sd.txt."""
+def make_sd(build, d, fps, hdr=True):
+    """Returns packets [(time, id, size, frame, type)] and writes sd.txt. With HDR, every frame
+    starts with a header-only packet (type H, like the access-unit delimiter the real payloader
+    sends), as asmpsink's trace labels it."""
     pkts, seq = [], 1000
     for n, t, size in video_trace(build, os.path.join(d, 'sent.h264')):
         k = max(1, -(-size // (RTP_MTU - RTP_HDR)))
         left = size
-        for j in range(k):
-            payload = min(left, RTP_MTU - RTP_HDR) if j < k - 1 else left
-            left -= payload
-            pkts.append((BASE_T + n / fps + j * 1e-4, (SSRC << 32) | seq, payload + RTP_HDR, n, t))
+        for j in range(k + hdr):
+            if hdr and j == 0:
+                payload, typ = 2, 'H'
+            else:
+                payload = min(left, RTP_MTU - RTP_HDR) if j < k + hdr - 1 else left
+                left -= payload
+                typ = t
+            pkts.append((BASE_T + n / fps + j * 1e-4, (SSRC << 32) | seq, payload + RTP_HDR, n, typ))
             seq += 1
     with open(os.path.join(d, 'sd.txt'), 'w') as f:
         for p in pkts:
@@ -61,9 +67,10 @@ def make_sd(build, d, fps):
     return pkts
 
 
-def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False):
-    """lose: frames whose last packet is lost; extra_delay: {frame: s}; duplicate: frames whose
-    packets arrive twice; reorder: write the lines shuffled in pairs."""
+def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False, lose_hdr=()):
+    """lose: frames whose last packet is lost; lose_hdr: frames whose header-only (H) packets are
+    lost; extra_delay: {frame: s}; duplicate: frames whose packets arrive twice; reorder: write the
+    lines shuffled in pairs."""
     extra_delay = extra_delay or {}
     lines = []
     last = {}
@@ -71,6 +78,8 @@ def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False):
         last[p[3]] = i
     for i, (t, pid, size, frame, _) in enumerate(pkts):
         if frame in lose and last[frame] == i:
+            continue
+        if frame in lose_hdr and pkts[i][4] == 'H':
             continue
         a = t + BASE_DELAY + extra_delay.get(frame, 0.0)
         lines.append((a, f'{a:.6f} id {pid} udp {size}\n'))

@@ -236,10 +236,36 @@ static void test_h264_split(void)
     AMT_CHECK(au[1].off == 28 && au[1].type == 'P');
     AMT_CHECK(au[2].off == 40 && au[2].type == 'B');
     AMT_CHECK(au[0].len + au[1].len + au[2].len == sizeof s);
+    /* slices only: AU 0 keeps its two IDR slices (12 bytes), AU 2 its B slice without the AUD */
+    uint8_t out[sizeof s];
+    AMT_CHECK(ev_h264_slices_only(s + au[0].off, au[0].len, out) == 12);
+    AMT_CHECK(out[3] == 0x65 && out[9] == 0x65);
+    AMT_CHECK(ev_h264_slices_only(s + au[2].off, au[2].len, out) == 6 && out[3] == 0x01);
   }
   free(au);
   static const uint8_t junk[] = { 1, 2, 3, 0, 0, 1, 0x65 };
   AMT_CHECK(ev_h264_split(junk, sizeof junk, &au, err, sizeof err) == -1);
+}
+
+static void test_header_packets(void)
+{
+  /* frame 0: H, I, I; frame 1: H, P; frame 2: H only (parameter sets alone) */
+  ev_sd_pkt sd[6] = { { 1.00, 1, 30, 0, 'H', 1 }, { 1.00, 2, 1200, 0, 'I', 2 }, { 1.00, 3, 900, 0, 'I', 3 },
+                      { 1.04, 4, 30, 1, 'H', 4 }, { 1.04, 5, 700, 1, 'P', 5 }, { 1.08, 6, 30, 2, 'H', 6 } };
+  double arr[6] = { NAN, 1.02, 1.03, 1.06, NAN, NAN };
+  size_t n;
+  ev_frame *f = ev_frames_build(sd, 6, arr, &n);
+  AMT_CHECK(n == 3);
+  AMT_CHECK(f[0].status == EV_FRAME_OK && f[0].hdr_lost && f[0].type == 'I');  /* only its H packet lost */
+  AMT_NEAR(f[0].delay, 0.03, 1e-9);
+  AMT_CHECK(f[1].status == EV_FRAME_LOST && !f[1].hdr_lost);                   /* its P packet lost */
+  AMT_CHECK(f[2].status == EV_FRAME_LOST);                                      /* H-only frame, lost */
+  ev_net_summary s = { 0 };
+  ev_net_summarize(f, n, sd, 6, arr, &s);
+  AMT_CHECK(s.frames_hdr_lost == 1);
+  AMT_CHECK(s.frames_lost[EV_TYPE_ALL] == 2);
+  AMT_CHECK(s.packets_lost[EV_TYPE_H] == 2 && s.packets_lost[EV_TYPE_P] == 1);
+  free(f);
 }
 
 static void test_throughput_bins(void)
@@ -267,6 +293,7 @@ int main(void)
   AMT_RUN(test_trace_errors);
   AMT_RUN(test_match_arrivals);
   AMT_RUN(test_h264_split);
+  AMT_RUN(test_header_packets);
   AMT_RUN(test_throughput_bins);
   return amt_summary();
 }

@@ -15,7 +15,7 @@
 typedef struct {
   const ev_yuv_geom *g;
   size_t n;
-  const bool *feed;
+  const uint8_t *feed;
   bool *seen;
   uint8_t *buf;
   ev_picture_fn cb;
@@ -65,7 +65,7 @@ static int bus_error(GstElement *pipe, char *err, size_t errlen)
   return -1;
 }
 
-long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const bool *feed,
+long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint8_t *feed,
                     const ev_yuv_geom *g, ev_picture_fn cb, void *user, char *err, size_t errlen)
 {
   err[0] = 0;
@@ -94,7 +94,14 @@ long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const bool
   }
   for (size_t i = 0; i < n; i++) {
     if (!feed[i]) continue;
-    GstBuffer *b = gst_buffer_new_memdup(stream + au[i].off, au[i].len);
+    GstBuffer *b;
+    if (feed[i] == EV_FEED_SLICES) {
+      uint8_t *tmp = g_malloc(au[i].len ? au[i].len : 1);
+      size_t len = ev_h264_slices_only(stream + au[i].off, au[i].len, tmp);
+      b = gst_buffer_new_wrapped(tmp, len);
+    } else {
+      b = gst_buffer_new_memdup(stream + au[i].off, au[i].len);
+    }
     GST_BUFFER_PTS(b) = GST_BUFFER_DTS(b) = (GstClockTime)i * FRAME_DUR;
     GST_BUFFER_DURATION(b) = FRAME_DUR;
     if (gst_app_src_push_buffer(GST_APP_SRC(src), b) != GST_FLOW_OK) {

@@ -19,16 +19,22 @@ ev_frame *ev_frames_build(const ev_sd_pkt *sd, size_t nsd, const double *arrival
     ev_frame *x = &f[sd[i].frame];
     if (x->type == '?' || x->type == 'H') x->type = sd[i].type;   /* H + slice packets = slice type */
     x->packets++;
+    x->hdr_packets += sd[i].type == 'H';
     x->bytes += sd[i].size;
     if (isnan(x->send) || sd[i].t < x->send) x->send = sd[i].t;
     if (!isnan(arrival[i])) {
       x->packets_rx++;
+      x->hdr_packets_rx += sd[i].type == 'H';
       if (arrival[i] > x->arrival) x->arrival = arrival[i];
     }
   }
   for (size_t k = 0; k < n; k++) {
     ev_frame *x = &f[k];
-    bool complete = x->packets > 0 && x->packets_rx == x->packets;
+    /* the picture packets decide; header-only packets (H: parameter sets, SEI, AUD) do not,
+     * unless the frame has nothing else */
+    uint32_t pic = x->packets - x->hdr_packets, pic_rx = x->packets_rx - x->hdr_packets_rx;
+    bool complete = x->packets > 0 && (pic ? pic_rx == pic : x->packets_rx == x->packets);
+    x->hdr_lost = complete && x->packets_rx < x->packets;
     if (!complete) x->arrival = NAN;
     x->delay = complete ? x->arrival - x->send : NAN;
     x->decoded = complete;
@@ -134,6 +140,7 @@ void ev_net_summarize(const ev_frame *f, size_t n, const ev_sd_pkt *sd, size_t n
     if (t >= 0) { s->frames[t]++; s->frames_lost[t] += lost; }
     s->frames[EV_TYPE_ALL]++; s->frames_lost[EV_TYPE_ALL] += lost;
     s->frames_late += f[k].status == EV_FRAME_LATE;
+    s->frames_hdr_lost += f[k].hdr_lost;
     s->frames_frozen += f[k].shown != (int32_t)k;
     if (seen && f[k].shown >= 0) seen[f[k].shown] = true;
     if (!isnan(f[k].delay)) {

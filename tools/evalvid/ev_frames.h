@@ -13,6 +13,8 @@ typedef enum { EV_FRAME_OK, EV_FRAME_LATE, EV_FRAME_LOST, EV_FRAME_UNSENT } ev_f
 typedef struct {
   char type;             /* H I P B ('?' unknown) */
   uint32_t packets, packets_rx;
+  uint32_t hdr_packets, hdr_packets_rx; /* header-only packets (sd type H) and how many arrived */
+  bool hdr_lost;         /* complete, but some header-only packets were lost */
   uint64_t bytes;        /* sum of the sent packet sizes */
   double send;           /* G_i: first packet's send time; NaN if unsent */
   double arrival;        /* A_i: last packet's first arrival, NaN unless every packet arrived */
@@ -27,7 +29,10 @@ typedef struct {
 } ev_frame;
 
 /* Builds frames 0..max FRAME from sd packets and their arrivals (NaN = lost). A frame is lost if
- * any of its packets is lost (EvalVid's -F); no partial frames are decoded. *nframes is set. */
+ * any of its picture packets (type I/P/B) is lost (EvalVid's -F); no partial frames are decoded.
+ * Header-only packets (type H: SPS/PPS/SEI/AUD) carry no picture: losing them leaves the frame
+ * complete with hdr_lost set (the caller then decodes it without its own headers). A frame of
+ * H packets only is lost if any of them is. *nframes is set. */
 ev_frame *ev_frames_build(const ev_sd_pkt *sd, size_t nsd, const double *arrival, size_t *nframes);
 
 /* J_i = (A_i - A_{i-1}) - (G_i - G_{i-1}) (eq. 3) for consecutive complete frames. */
@@ -47,6 +52,7 @@ typedef struct {
   uint64_t frames[EV_NTYPES], frames_lost[EV_NTYPES];      /* lost = incomplete or unsent */
   uint64_t packets[EV_NTYPES], packets_lost[EV_NTYPES];
   uint64_t frames_late, frames_never_shown, frames_frozen; /* frozen: slot showing another frame */
+  uint64_t frames_hdr_lost;                                /* complete, header packets lost */
   double delay_mean, delay_max, delay_min;                 /* over complete frames */
   double jitter_mean_abs, cumjitter_max, cumjitter_last;
   uint64_t bytes_sent, bytes_received;

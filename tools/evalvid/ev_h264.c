@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Offset of the next 00 00 01 at or after POS, or LEN. */
 static size_t next_start(const uint8_t *d, size_t len, size_t pos)
@@ -80,4 +81,21 @@ long ev_h264_split(const uint8_t *d, size_t len, ev_au **out, char *err, size_t 
   a[n++] = (ev_au){ au_start, len - au_start, au_type };
   *out = a;
   return (long)n;
+}
+
+size_t ev_h264_slices_only(const uint8_t *au, size_t len, uint8_t *out)
+{
+  size_t w = 0, s = next_start(au, len, 0);
+  while (s < len) {
+    size_t nal = s + 3, e = next_start(au, len, nal);
+    size_t end = e;                      /* a 4-byte start code's zero belongs to the next NAL */
+    if (e < len && end > nal && au[end - 1] == 0) end--;
+    int t = nal < len ? au[nal] & 0x1f : 0;
+    if (t >= 1 && t <= 5) {
+      memcpy(out + w, au + s, end - s);
+      w += end - s;
+    }
+    s = e;
+  }
+  return w;
 }

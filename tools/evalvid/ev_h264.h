@@ -13,4 +13,9 @@ typedef struct {
  * data does not start with an Annex B start code. A new AU starts at an access unit delimiter,
  * at SPS/PPS/SEI after a slice, or at a slice with first_mb_in_slice == 0 after a slice. */
 long ev_h264_split(const uint8_t *data, size_t len, ev_au **aus, char *err, size_t errlen);
+
+/* Copies the slice NAL units (types 1-5, with their start codes) of one access unit to OUT (at
+ * least LEN bytes) and returns the bytes written: the frame without its own parameter sets, SEI
+ * and delimiter, as a receiver that lost those packets has it. */
+size_t ev_h264_slices_only(const uint8_t *au, size_t len, uint8_t *out);
 #endif

@@ -63,12 +63,13 @@ static void put_time(FILE *out, double v)
 void ev_frames_write_csv(FILE *out, const ev_frame *f, size_t n)
 {
   fprintf(out, "frame,type,bytes,packets,packets_rx,send_s,arrival_s,delay_s,jitter_s,cumjitter_s,"
-               "slot_s,status,decoded,shown\n");
+               "slot_s,status,decoded,shown,hdr_lost\n");
   for (size_t k = 0; k < n; k++) {
     fprintf(out, "%zu,%c,%llu,%u,%u", k, f[k].type, (unsigned long long)f[k].bytes, f[k].packets,
             f[k].packets_rx);
     put_time(out, f[k].send); put_time(out, f[k].arrival); put_time(out, f[k].delay);
     put_time(out, f[k].jitter); put_time(out, f[k].cumjitter); put_time(out, f[k].slot);
-    fprintf(out, ",%s,%d,%d\n", ev_status_name(f[k].status), f[k].decoded ? 1 : 0, f[k].shown);
+    fprintf(out, ",%s,%d,%d,%d\n", ev_status_name(f[k].status), f[k].decoded ? 1 : 0, f[k].shown,
+            f[k].hdr_lost ? 1 : 0);
   }
 }

@@ -18,13 +18,14 @@ static void usage(FILE *f)
 "  --st FILE              video trace, only for a five-column (EvalVid) sender dump\n"
 "  -p, --playout-delay MS absolute play-out delay (default: none)\n"
 "  -o, --frames-csv FILE  per-frame table: frame,type,bytes,packets,packets_rx,send_s,arrival_s,\n"
-"                         delay_s,jitter_s,cumjitter_s,slot_s,status,decoded,shown\n"
+"                         delay_s,jitter_s,cumjitter_s,slot_s,status,decoded,shown,hdr_lost\n"
 "  --summary FILE         one-row CSV of the summary (columns as printed)\n"
 "  --rate FILE            throughput over time: time_s,sent_bps,recv_bps (bins from the first\n"
 "                         sent packet)\n"
 "  --bin S                bin width for --rate in seconds (default 1)\n"
-"A frame is lost if any of its packets is lost; its arrival is its last packet's (first copy of a\n"
-"duplicate). Jitter J_i and cumulative jitter CJ_k run over the complete frames. Here every\n"
+"A frame is lost if any of its picture packets (type I/P/B) is lost; header-only packets (type H)\n"
+"do not make it lost (hdr_lost). Its arrival is its last packet's (first copy of a duplicate).\n"
+"Jitter J_i and cumulative jitter CJ_k run over the complete frames. Here every\n"
 "complete frame counts as decodable (evalvid-rebuild refines 'decoded' and 'shown').\n");
 }
 
@@ -91,6 +92,7 @@ int main(int argc, char **argv)
     snprintf(nm, sizeof nm, "packets_lost_%c", tn[t]); COL(nm, "%llu", (unsigned long long)s.packets_lost[t]);
   }
   COL("duplicates", "%zu", s.duplicates);
+  COL("frames_hdr_lost", "%llu", (unsigned long long)s.frames_hdr_lost);
   COL("frames_late", "%llu", (unsigned long long)s.frames_late);
   COL("frames_never_shown", "%llu", (unsigned long long)s.frames_never_shown);
   COL("slots_frozen", "%llu", (unsigned long long)s.frames_frozen);

@@ -21,8 +21,10 @@ static void usage(FILE *f)
 "usage: evalvid-rebuild --sd SD.txt [--rd RD.txt] --h264 SENT.h264 (--size WxH | --ref-json F)\n"
 "                       -o DIST.yuv [options]\n"
 "Rebuilds what one receiver displayed, one picture per frame of the sender dump:\n"
-"  1. frames whose packets all arrived are cut from SENT.h264 (frame i = access unit i = FRAME i\n"
-"     of the dump); a frame with any lost packet is lost (no partial frames are decoded);\n"
+"  1. frames whose picture packets all arrived are cut from SENT.h264 (frame i = access unit i =\n"
+"     FRAME i of the dump); a frame with any lost picture packet (type I/P/B) is lost (no partial\n"
+"     frames are decoded); a frame that lost only header packets (type H: SPS/PPS/SEI/AUD) is\n"
+"     decoded from its slices alone, with the parameter sets the decoder already has;\n"
 "  2. they are decoded in frame order by GStreamer (h264parse ! avdec_h264) with PTS = i * d, and\n"
 "     each output picture is mapped back to its frame by its PTS, so errors propagate until the\n"
 "     next key frame exactly as the decoder propagates them;\n"
@@ -146,8 +148,10 @@ int main(int argc, char **argv)
           "are not aligned (not the stream of this dump?)", i, sdp, i, h264, au[i].type);
 
   /* 1-2: decode the complete frames into a scratch file indexed by frame */
-  bool *feed = calloc(r.n, sizeof *feed), *decoded = calloc(r.n, sizeof *decoded);
-  for (size_t i = 0; i < r.n; i++) feed[i] = !isnan(r.f[i].arrival);
+  uint8_t *feed = calloc(r.n, sizeof *feed);
+  bool *decoded = calloc(r.n, sizeof *decoded);
+  for (size_t i = 0; i < r.n; i++)
+    feed[i] = isnan(r.f[i].arrival) ? EV_FEED_NONE : r.f[i].hdr_lost ? EV_FEED_SLICES : EV_FEED_AU;
   char tmpl[4096];
   snprintf(tmpl, sizeof tmpl, "%s.XXXXXX", outp);
   int fd = mkstemp(tmpl);
@@ -183,7 +187,7 @@ int main(int argc, char **argv)
     if (fclose(cf)) DIE("%s: write error", csvp);
   }
   size_t complete = 0, frozen = 0;
-  for (size_t i = 0; i < r.n; i++) { complete += feed[i]; frozen += r.f[i].shown != (int32_t)i; }
+  for (size_t i = 0; i < r.n; i++) { complete += feed[i] != EV_FEED_NONE; frozen += r.f[i].shown != (int32_t)i; }
   fprintf(stderr, "evalvid-rebuild: %zu frames, %zu complete, %ld decoded, %zu slots frozen or black\n",
           r.n, complete, got, frozen);
   free(pic); free(feed); free(decoded); free(stream); free(au);

@@ -9,7 +9,7 @@ def _fmt(v, nd=2):
 
 
 RX_COLS = ['receiver', 'frames', 'frames_lost', 'frame_loss_pct', 'frames_lost_I', 'frames_lost_P',
-           'frames_lost_B', 'frames_lost_H', 'packets', 'packets_lost', 'packet_loss_pct', 'duplicates',
+           'frames_lost_B', 'frames_lost_H', 'frames_hdr_lost', 'packets', 'packets_lost', 'packet_loss_pct', 'duplicates',
            'frames_late', 'frames_never_shown', 'slots_frozen', 'delay_mean_s', 'delay_min_s',
            'delay_max_s', 'jitter_mean_abs_s', 'cumjitter_max_s', 'cumjitter_last_s', 'throughput_bps',
            'bottleneck_bps', 'fair_share_pct',
