@@ -179,7 +179,20 @@ def main(build):
         fair = {x['name']: x for x in T.read_csv(f'{rep}/fairness.csv')}
         near(float(fair['all']['throughput_bps']), jain, 1e-3, "Jain's index")
         near(float(fair['tcp']['fair_share_pct']), 100 * 200000 / (1000000 / 2), 1e-3, 'flow share of fair bandwidth')
-        near(float(rows['clean']['fair_share_pct']), 100 * float(rows['clean']['throughput_bps']) / 500000, 1e-2, 'receiver share of fair bandwidth')
+        near(float(rows['clean']['fair_share_pct']), 100 * float(rows['clean']['throughput_bps']) / 500000, 1e-2,
+             'receiver share of fair bandwidth')
+        # the testbed's per-path fair shares (meta.json fair_share) take precedence
+        with open(f'{run}/meta.json', 'w') as f:
+            json.dump({'fair_share': {'receivers': {'clean': {'fair_share_bps': 100000}},
+                                      'flows': {'tcp': {'fair_share_bps': 400000}}}}, f)
+        r = T.run([T.tool(build, 'evalvid-run'), '--no-plots', run], ok=False)
+        check(r.returncode == 0, 'evalvid-run with meta fair_share')
+        rows = {x['receiver']: x for x in T.read_csv(f'{rep}/receivers.csv')}
+        fair = {x['name']: x for x in T.read_csv(f'{rep}/fairness.csv')}
+        near(float(rows['clean']['fair_share_pct']), 100 * float(rows['clean']['throughput_bps']) / 100000, 1e-2,
+             'receiver share from meta fair_share')
+        near(float(fair['tcp']['fair_share_pct']), 50.0, 1e-3, 'flow share from meta fair_share')
+        check(rows['loss']['fair_share_pct'] == '', 'no fair share without a bottleneck for that receiver')
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return T.summary()

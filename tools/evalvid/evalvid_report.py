@@ -12,7 +12,7 @@ RX_COLS = ['receiver', 'frames', 'frames_lost', 'frame_loss_pct', 'frames_lost_I
            'frames_lost_B', 'frames_lost_H', 'frames_hdr_lost', 'packets', 'packets_lost', 'packet_loss_pct', 'duplicates',
            'frames_late', 'frames_never_shown', 'slots_frozen', 'delay_mean_s', 'delay_min_s',
            'delay_max_s', 'jitter_mean_abs_s', 'cumjitter_max_s', 'cumjitter_last_s', 'throughput_bps',
-           'bottleneck_bps', 'fair_share_pct',
+           'fair_share_bps', 'fair_share_pct',
            'psnr_mean_db_y', 'psnr_mean_db_u', 'psnr_mean_db_v', 'psnr_mean_db_avg', 'psnr_mean_db_min',
            'psnr_mse_db_y', 'psnr_mse_db_avg', 'ssim_mean_y', 'ssim_mean_all',
            'mos_mean', 'mos5_pct', 'mos4_pct', 'mos3_pct', 'mos2_pct', 'mos1_pct', 'miv_worst_pct']
@@ -26,13 +26,15 @@ def write_tables(rep, s):
             w.writerow(['' if r.get(c) is None else r.get(c) for c in RX_COLS])
     with open(os.path.join(rep, 'fairness.csv'), 'w', newline='') as f:
         w = csv.writer(f)
-        w.writerow(['kind', 'name', 'throughput_bps', 'fair_share_pct'])
+        w.writerow(['kind', 'name', 'throughput_bps', 'fair_share_bps', 'fair_share_pct'])
         for r in s['receivers']:
-            w.writerow(['multicast-receiver', r['receiver'], r['throughput_bps'], _fmt(r.get('fair_share_pct'), 3)])
+            w.writerow(['multicast-receiver', r['receiver'], r['throughput_bps'], r.get('fair_share_bps') or '',
+                        _fmt(r.get('fair_share_pct'), 3)])
         for n, fl in s['flows'].items():
-            w.writerow(['competing-flow', n, fl['throughput_bps'], _fmt(fl.get('fair_share_pct'), 3)])
+            w.writerow(['competing-flow', n, fl['throughput_bps'], fl.get('fair_share_bps') or '',
+                        _fmt(fl.get('fair_share_pct'), 3)])
         fa = s['fairness']
-        w.writerow(['jain-index', 'all', _fmt(fa['jain_all'], 4), _fmt(fa['jain_fair_share'], 4)])
+        w.writerow(['jain-index', 'all', _fmt(fa['jain_all'], 4), '', _fmt(fa['jain_fair_share'], 4)])
 
 
 def _read(path):
@@ -201,14 +203,14 @@ def write_markdown(rep, s):
                  f'{_fmt(1e3 * r["cumjitter_max_s"], 1)} | {_fmt(r["throughput_bps"] / 1e3, 1)} |')
     fa = s['fairness']
     L += ['', '## Fairness', '',
-          f'Flows on the bottleneck: {fa["flows_on_bottleneck"]} (the multicast stream + '
-          f'{len(s["flows"])} competing). Jain\'s index over the throughputs of the receivers and '
-          f'flows: {_fmt(fa["jain_all"], 4)}; over their shares of the fair bandwidth: '
-          f'{_fmt(fa["jain_fair_share"], 4)}.', '']
+          f'The multicast stream and {len(s["flows"])} competing flow(s). Jain\'s index over the '
+          f'throughputs of the receivers and flows: {_fmt(fa["jain_all"], 4)}; over their shares of '
+          f'their fair bandwidth: {_fmt(fa["jain_fair_share"], 4)}.', '']
     if s['flows']:
-        L += ['| flow | kbit/s | % of fair share |', '|---|---|---|']
+        L += ['| flow | kbit/s | fair share kbit/s | % of fair share |', '|---|---|---|---|']
         for n, fl in s['flows'].items():
-            L.append(f'| {n} | {_fmt((fl["throughput_bps"] or 0) / 1e3, 1)} | {_fmt(fl.get("fair_share_pct"), 1)} |')
+            L.append(f'| {n} | {_fmt((fl["throughput_bps"] or 0) / 1e3, 1)} | '
+                     f'{_fmt((fl.get("fair_share_bps") or float("nan")) / 1e3, 1)} | {_fmt(fl.get("fair_share_pct"), 1)} |')
         L.append('')
     L += ['## Plots', '']
     for p, t in (('rate.png', 'Rate over time'), ('psnr.png', 'PSNR per frame'), ('mos.png', 'MOS distribution'),
