@@ -1,0 +1,249 @@
+"""Scenario metrics straight from a run directory's traces (docs/run-directory.md).
+
+evalvid-run gives the video side (frame loss, PSNR, MOS, cumulative jitter); this module gives
+what the scenario tests assert and the comparison table needs without decoding video: the
+sender's rate over time and its smoothness, each receiver's and flow's throughput against its
+fair share in the steady-state window, packet loss and one-way delay. Times are scenario
+seconds (0 = meta.json t0). Throughputs are on the wire (Ethernet frame bytes, what tbf counts),
+like the link rates and fair shares they are compared with: an RTP packet of SIZE bytes is
+SIZE + 42 (UDP 8, IPv4 20, Ethernet 14); a bulk TCP flow's payload is carried 1448 bytes per
+1514-byte frame (MSS with timestamps); a UDP competitor's 1200-byte datagram is 1242 bytes.
+"""
+import csv
+import json
+import math
+import os
+import statistics
+
+UDP_OVERHEAD = 42                     # bytes per datagram below the UDP payload
+TCP_WIRE_FACTOR = 1514 / 1448         # full-size segment: frame bytes per payload byte
+UDP_FLOW_SIZE = 1200                  # flowgen's default datagram payload
+
+
+def _csv(path):
+    if not os.path.isfile(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def load_meta(run):
+    with open(os.path.join(run, "meta.json")) as f:
+        return json.load(f)
+
+
+def rate_series(run, t0):
+    """[(t, target_bps, sent_bps, receivers)] from sender/rate.csv."""
+    out = []
+    for r in _csv(os.path.join(run, "sender", "rate.csv")):
+        try:
+            out.append((float(r["time_s"]) - t0, float(r["target_bps"]), float(r["sent_bps"]),
+                        int(float(r["receivers"]))))
+        except (KeyError, ValueError):
+            continue
+    return out
+
+
+def mean_between(series, a, b, col=1):
+    xs = [s[col] for s in series if a <= s[0] < b]
+    return statistics.fmean(xs) if xs else None
+
+
+def cov(xs):
+    """Coefficient of variation: standard deviation over mean (smoothness of the sender's rate)."""
+    if len(xs) < 2 or statistics.fmean(xs) == 0:
+        return None
+    return statistics.pstdev(xs) / statistics.fmean(xs)
+
+
+def read_sd(path):
+    """{id: (time, size)} of every packet sent."""
+    out = {}
+    if not os.path.isfile(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 5 and p[1] == "id":
+                try:
+                    out[p[2]] = (float(p[0]), int(p[4]))
+                except ValueError:
+                    continue
+    return out
+
+
+def read_rd(path):
+    """[(time, id, size)] of every packet received (duplicates kept)."""
+    out = []
+    if not os.path.isfile(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 5 and p[1] == "id":
+                try:
+                    out.append((float(p[0]), p[2], int(p[4])))
+                except ValueError:
+                    continue
+    return out
+
+
+def percentile(xs, p):
+    ys = sorted(xs)
+    k = max(0, min(len(ys) - 1, math.ceil(p / 100 * len(ys)) - 1))
+    return ys[k]
+
+
+def receiver_metrics(sd, rd, t0, win):
+    """Throughput over win (scenario s), packet loss over the span it received, one-way delay."""
+    a, b = win
+    got = {}
+    for t, pid, size in rd:
+        got.setdefault(pid, (t, size))
+    if not got:
+        return {"packets": 0, "throughput_bps": 0.0, "packet_loss_pct": None,
+                "delay_median_ms": None, "delay_p99_ms": None}
+    rbytes = sum(size + UDP_OVERHEAD for t, size in got.values() if a <= t - t0 < b)
+    # loss: packets sent while this receiver was receiving (between its first and last arrival)
+    first = min(sd[p][0] for p in got if p in sd) if any(p in sd for p in got) else None
+    last = max(sd[p][0] for p in got if p in sd) if first is not None else None
+    sent = [p for p, (t, _) in sd.items() if first is not None and first <= t <= last]
+    lost = sum(1 for p in sent if p not in got)
+    delays = [(got[p][0] - sd[p][0]) * 1e3 for p in got if p in sd]
+    return {"packets": len(got), "throughput_bps": 8 * rbytes / (b - a) if b > a else None,
+            "packet_loss_pct": 100.0 * lost / len(sent) if sent else None,
+            "delay_median_ms": percentile(delays, 50) if delays else None,
+            "delay_p99_ms": percentile(delays, 99) if delays else None}
+
+
+def flow_throughput(run, name, t0, periods, factor=1.0):
+    """bit/s of a flow over the parts of its on-periods inside `periods` [(a, b)] (scenario s);
+    factor converts the sink's payload bytes to bytes on the wire."""
+    rows = _csv(os.path.join(run, "flows", name + ".csv"))
+    if len(rows) < 2:
+        return None
+    ts = [float(r["time_s"]) - t0 for r in rows]
+    dt = (ts[-1] - ts[0]) / (len(ts) - 1)
+    nbytes, span = 0, 0.0
+    for a, b in periods:
+        for t, r in zip(ts, rows):
+            if a <= t and t + dt <= b + 1e-6:
+                nbytes += float(r["bytes"])
+                span += dt
+    return 8 * nbytes * factor / span if span > 0 else None
+
+
+def clip(periods, win):
+    a, b = win
+    return [(max(x, a), min(y, b)) for x, y in periods if min(y, b) > max(x, a)]
+
+
+def evaluate(run):
+    """Every metric of one run directory, as a dict (also written to RUN/metrics.json)."""
+    meta = load_meta(run)
+    t0, dur = meta["t0"], meta["duration_s"]
+    steady = (meta["steady_from_s"], dur)
+    rs = rate_series(run, t0)
+    st_target = [r[1] for r in rs if steady[0] <= r[0] < steady[1]]
+    out = {"protocol": meta["protocol"], "scenario": meta["scenario"], "steady_window_s": steady,
+           "sender": {"reports": len(rs), "target_mean_bps": statistics.fmean(st_target)
+                      if st_target else None, "target_cov": cov(st_target)},
+           "receivers": {}, "flows": {}}
+    sd = read_sd(os.path.join(run, "sender", "sd.txt"))
+    for r in meta["receivers"]:
+        win = (max(steady[0], r["join_s"]), min(steady[1], r["leave_s"]))
+        if win[1] <= win[0]:
+            win = (r["join_s"], r["leave_s"])
+        m = receiver_metrics(sd, read_rd(os.path.join(run, f"rx-{r['name']}", "rd.txt")), t0, win)
+        fs = meta["fair_share"]["receivers"][r["name"]]["fair_share_bps"]
+        m["fair_share_bps"] = fs
+        m["fair_share_pct"] = 100 * m["throughput_bps"] / fs if fs and m["throughput_bps"] else None
+        out["receivers"][r["name"]] = m
+    for f in meta["flows"]:
+        factor = TCP_WIRE_FACTOR if f["kind"].startswith("tcp") else \
+            (UDP_FLOW_SIZE + UDP_OVERHEAD) / UDP_FLOW_SIZE
+        thr = flow_throughput(run, f["name"], t0, clip(f["on_periods_s"], steady), factor)
+        fs = meta["fair_share"]["flows"][f["name"]]["fair_share_bps"]
+        out["flows"][f["name"]] = {"kind": f["kind"], "throughput_bps": thr, "fair_share_bps": fs,
+                                   "fair_share_pct": 100 * thr / fs if thr and fs else None}
+    with open(os.path.join(run, "metrics.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    return out
+
+
+def _fmt(v, nd=1, unit=""):
+    if v is None:
+        return "–"
+    return f"{v:.{nd}f}{unit}"
+
+
+def _video(run, report="report"):
+    """Mean over receivers of evalvid-run's receivers.csv columns (if the report exists)."""
+    rows = _csv(os.path.join(run, report, "receivers.csv"))
+    res = {}
+    for col in ("frame_loss_pct", "cumjitter_max_s", "delay_max_s", "psnr_mean_db_y", "mos_mean",
+                "mos5_pct"):
+        xs = []
+        for r in rows:
+            try:
+                xs.append(float(r[col]))
+            except (KeyError, ValueError):
+                pass
+        res[col] = statistics.fmean(xs) if xs else None
+    res["cumjitter_max_s"] = max([float(r["cumjitter_max_s"]) for r in rows
+                                  if r.get("cumjitter_max_s")] or [None]) if rows else None
+    return res
+
+
+def summary_rows(run):
+    """(label, value) rows of one run for the comparison table."""
+    m = evaluate(run) if not os.path.isfile(os.path.join(run, "metrics.json")) else \
+        json.load(open(os.path.join(run, "metrics.json")))
+    rx = list(m["receivers"].values())
+    tcp = [f for f in m["flows"].values() if f["kind"].startswith("tcp")]
+    v = _video(run)
+    vp = _video(run, "report-playout150") if os.path.isdir(os.path.join(run, "report-playout150")) \
+        else None
+
+    def mean(xs):
+        xs = [x for x in xs if x is not None]
+        return statistics.fmean(xs) if xs else None
+    rows = [("multicast throughput, % of fair share (mean over receivers)",
+             _fmt(mean([r["fair_share_pct"] for r in rx]), 0, " %")),
+            ("TCP throughput, % of fair share (mean over TCP flows)",
+             _fmt(mean([f["fair_share_pct"] for f in tcp]), 0, " %") if tcp else "no TCP"),
+            ("TCP, lowest flow's % of fair share",
+             _fmt(min([f["fair_share_pct"] for f in tcp if f["fair_share_pct"]] or [None])
+                  if tcp else None, 0, " %")),
+            ("sender target rate, steady mean", _fmt((m["sender"]["target_mean_bps"] or 0) / 1e3,
+                                                     0, " kbit/s")),
+            ("sender rate CoV (steady state)", _fmt(m["sender"]["target_cov"], 3)),
+            ("packet loss (mean over receivers)",
+             _fmt(mean([r["packet_loss_pct"] for r in rx]), 2, " %")),
+            ("frame loss (mean over receivers)", _fmt(v["frame_loss_pct"], 2, " %")),
+            ("one-way delay, median / p99",
+             f"{_fmt(mean([r['delay_median_ms'] for r in rx]), 0)} / "
+             f"{_fmt(max([r['delay_p99_ms'] for r in rx if r['delay_p99_ms']] or [None]) if rx else None, 0)} ms"),
+            ("cumulative jitter, max", _fmt(v["cumjitter_max_s"], 3, " s")),
+            ("PSNR Y mean (no play-out limit)", _fmt(v["psnr_mean_db_y"], 1, " dB")),
+            ("MOS mean / % frames MOS 5", f"{_fmt(v['mos_mean'], 2)} / {_fmt(v['mos5_pct'], 0, ' %')}")]
+    if vp:
+        rows.append(("PSNR Y / MOS / MOS 5 % with 150 ms play-out",
+                     f"{_fmt(vp['psnr_mean_db_y'], 1)} dB / {_fmt(vp['mos_mean'], 2)} / "
+                     f"{_fmt(vp['mos5_pct'], 0, ' %')}"))
+    return rows
+
+
+def comparison_md(runs, paper, title):
+    """Markdown table: one column per run (protocol) and the paper's numbers."""
+    cols = {p: dict(summary_rows(r)) for p, r in runs.items()}
+    labels = [l for l, _ in summary_rows(next(iter(runs.values())))]
+    out = [f"## {title}", "", "| metric | " + " | ".join(f"{p} (here)" for p in cols) + " | " +
+           " | ".join(f"{p} (paper)" for p in paper) + " |",
+           "|---|" + "---|" * (len(cols) + len(paper))]
+    for l in labels:
+        out.append(f"| {l} | " + " | ".join(cols[p].get(l, "–") for p in cols) + " | " +
+                   " | ".join(str(paper[p].get(l, "")) for p in paper) + " |")
+    notes = [f"- paper, {p}: {k} = {v}" for p in paper for k, v in paper[p].items()
+             if k not in labels]
+    return "\n".join(out + [""] + notes) + "\n"

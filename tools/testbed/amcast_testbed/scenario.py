@@ -1,0 +1,169 @@
+"""Scenario files (TOML) and what follows from them: topology, paths, bottlenecks, fair shares.
+
+File format (tools/testbed/scenarios/*.toml; docs/testbed.md has the full reference):
+  name, title, paper            identification; paper = which seed section it reproduces
+  duration_s                    length of the full run
+  short_scale                   --short multiplies every time (duration, joins, schedules) by it
+  steady_from_s                 start of the steady-state window (before scaling; default 25 %)
+  routers = [..], hosts = [..]  namespaces (routers are IGMPv3-snooping bridges)
+  sender = "HOST"               the multicast sender's host
+  [video]                       width, height, fps, key_int, initial_bitrate, min_bitrate,
+                                max_bitrate, rtcp_interval_ms, encoder
+  [[link]]  a, b, rate_bps, queue, delay_ms      rate/queue/delay: one value or [a->b, b->a];
+                                0 = not shaped; queue: bytes, or "50p" for 50 full-size frames
+  [[receiver]] name, host (default: name), join_s (0), leave_s (default: the end)
+  [[flow]]  see amcast_testbed/traffic.py
+  [playout] delays_ms = [150]   extra evalvid-run passes with an absolute play-out delay
+  [paper.asmp], [paper.tfmcc]   the paper's numbers for the comparison table (free-form keys)
+"""
+import tomllib
+
+from . import traffic
+
+VIDEO_DEFAULTS = {"width": 320, "height": 240, "fps": 25, "key_int": 25,
+                  "initial_bitrate": 500_000, "min_bitrate": 50_000, "max_bitrate": 4_000_000,
+                  "rtcp_interval_ms": 1000, "encoder": "x264enc"}
+
+
+class ScenarioError(Exception):
+    pass
+
+
+def load(path):
+    try:
+        with open(path, "rb") as f:
+            sc = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ScenarioError(f"{path}: {e}")
+    try:
+        validate(sc)
+    except (KeyError, ValueError, TypeError) as e:
+        raise ScenarioError(f"{path}: {e}")
+    sc["video"] = {**VIDEO_DEFAULTS, **sc.get("video", {})}
+    return sc
+
+
+def validate(sc):
+    for k in ("name", "duration_s", "hosts", "sender", "link", "receiver"):
+        if k not in sc:
+            raise KeyError(f"missing '{k}'")
+    hosts, routers = set(sc["hosts"]), set(sc.get("routers", []))
+    if hosts & routers:
+        raise ValueError(f"names used as both host and router: {sorted(hosts & routers)}")
+    nodes = hosts | routers
+    if sc["sender"] not in hosts:
+        raise ValueError(f"sender {sc['sender']!r} is not a host")
+    for ln in sc["link"]:
+        for e in ("a", "b"):
+            if ln[e] not in nodes:
+                raise ValueError(f"link {ln.get('a')}-{ln.get('b')}: unknown node {ln[e]!r}")
+    seen = set()
+    for r in sc["receiver"]:
+        h = r.get("host", r["name"])
+        if h not in hosts:
+            raise ValueError(f"receiver {r['name']}: unknown host {h!r}")
+        if r["name"] in seen:
+            raise ValueError(f"receiver {r['name']} defined twice")
+        seen.add(r["name"])
+        if float(r.get("leave_s", sc["duration_s"])) <= float(r.get("join_s", 0)):
+            raise ValueError(f"receiver {r['name']}: leave_s must be after join_s")
+    traffic.validate(sc.get("flow", []), hosts)
+    if float(sc["duration_s"]) <= 0 or not 0 < float(sc.get("short_scale", 1)) <= 1:
+        raise ValueError("duration_s must be > 0 and short_scale in (0, 1]")
+
+
+def pair(v):
+    if isinstance(v, list):
+        return v[0], v[1]
+    return v, v
+
+
+def directed_links(sc):
+    """{(x, y): rate bit/s or None} for both directions of every link."""
+    out = {}
+    for ln in sc["link"]:
+        rab, rba = pair(ln.get("rate_bps", 0))
+        out[(ln["a"], ln["b"])] = float(rab) or None
+        out[(ln["b"], ln["a"])] = float(rba) or None
+    return out
+
+
+def path(sc, src, dst):
+    """Node path src -> dst (the topologies are trees, so it is unique); BFS."""
+    adj = {}
+    for ln in sc["link"]:
+        adj.setdefault(ln["a"], []).append(ln["b"])
+        adj.setdefault(ln["b"], []).append(ln["a"])
+    prev, todo = {src: None}, [src]
+    while todo:
+        x = todo.pop(0)
+        for y in adj.get(x, []):
+            if y not in prev:
+                prev[y] = x
+                todo.append(y)
+    if dst not in prev:
+        raise ValueError(f"no path from {src} to {dst}")
+    p = [dst]
+    while p[-1] != src:
+        p.append(prev[p[-1]])
+    return p[::-1]
+
+
+def hops(sc, src, dst):
+    p = path(sc, src, dst)
+    return list(zip(p, p[1:]))
+
+
+def bottleneck(sc, src, dst):
+    """(directed link, rate) of the slowest shaped hop on the path, or (None, None)."""
+    rates = directed_links(sc)
+    best = (None, None)
+    for h in hops(sc, src, dst):
+        r = rates[h]
+        if r and (best[1] is None or r < best[1]):
+            best = (h, r)
+    return best
+
+
+def fair_shares(sc):
+    """Fair share (bit/s) of every receiver and flow at its own bottleneck: the link's rate over
+    the number of flows that cross it (the multicast session counts once, papers 000 §5.3.1 and
+    002 §A: 'each flow receives 100 %/n'). Flows that are not always on are counted all the same:
+    the share is the one while everything runs (what the papers' tables compare against)."""
+    flows = sc.get("flow", [])
+    users = {}                                  # directed link -> set of flow ids crossing it
+    mc_hops = set()
+    for r in sc["receiver"]:
+        mc_hops.update(hops(sc, sc["sender"], r.get("host", r["name"])))
+    for h in mc_hops:
+        users.setdefault(h, set()).add("multicast")
+    for f in flows:
+        for h in hops(sc, f["src"], f["dst"]):
+            users.setdefault(h, set()).add(f["name"])
+    out = {"receivers": {}, "flows": {}}
+    for r in sc["receiver"]:
+        link, rate = bottleneck(sc, sc["sender"], r.get("host", r["name"]))
+        out["receivers"][r["name"]] = {
+            "bottleneck": list(link) if link else None, "rate_bps": rate,
+            "n_flows": len(users[link]) if link else None,
+            "fair_share_bps": rate / len(users[link]) if link else None}
+    for f in flows:
+        link, rate = bottleneck(sc, f["src"], f["dst"])
+        out["flows"][f["name"]] = {
+            "bottleneck": list(link) if link else None, "rate_bps": rate,
+            "n_flows": len(users[link]) if link else None,
+            "fair_share_bps": rate / len(users[link]) if link else None}
+    return out
+
+
+def build_topology(sc, topo):
+    """Describe the scenario's nodes and links on a netns.Topology (not yet built)."""
+    for r in sc.get("routers", []):
+        topo.add_router(r)
+    for h in sc["hosts"]:
+        topo.add_host(h)
+    for ln in sc["link"]:
+        rab, rba = pair(ln.get("rate_bps", 0))
+        topo.link(ln["a"], ln["b"], rate=(rab or None, rba or None), queue=ln.get("queue"),
+                  delay_ms=ln.get("delay_ms", 0))
+    return topo
