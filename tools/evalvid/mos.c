@@ -19,7 +19,8 @@ static void usage(FILE *f)
 "       mos DIR REF_PSNR [window]        (EvalVid's command line: every file in DIR)\n"
 "Maps per-frame PSNR to MOS: > 37 dB -> 5, > 31 -> 4, > 25 -> 3, > 20 -> 2, else 1 (a value\n"
 "exactly on 37/31/25/20 is in the lower class). Inputs: one PSNR value per line (psnr's EvalVid\n"
-"output), or the CSV of 'psnr -o' (its psnr_y column). No frame is skipped.\n"
+"output; 'frame value' lines too), or the CSV of 'psnr -o' (its psnr_y column). No frame is\n"
+"skipped.\n"
 "  --ref FILE       PSNR of the reference (e.g. the lossless decode) for miv; default: MOS 5\n"
 "  -w, --window N   miv window in frames (default 25)\n"
 "  --per-frame FILE per-frame CSV (file,frame,psnr,mos) of every input\n"
@@ -45,12 +46,20 @@ static int read_psnr(const char *path, double **out, size_t *n)
       if (col < 0) { fprintf(stderr, "mos: %s:1: CSV without a psnr_y column\n", path); goto fail; }
       continue;
     }
-    char *v = line;
+    char *v = line, copy[256];
+    snprintf(copy, sizeof copy, "%s", line);
     if (col >= 0) { char *s = line; for (int c = 0; c <= col && (v = strsep(&s, ",")); c++) ; }
-    char *e;
+    else {
+      /* "value", or "frame value" (two columns): the value is the last field */
+      char *tok[3] = { 0 }, *save = NULL;
+      int nt = 0;
+      for (char *t = strtok_r(line, " \t", &save); t && nt < 3; t = strtok_r(NULL, " \t", &save)) tok[nt++] = t;
+      v = nt == 1 || nt == 2 ? tok[nt - 1] : NULL;
+    }
+    char *e = NULL;
     double x = v ? strtod(v, &e) : NAN;
-    if (!v || e == v || (*e && *e != ',' && *e != ' ' && *e != '\t') || isnan(x)) {
-      fprintf(stderr, "mos: %s:%u: not a PSNR value: '%s'\n", path, ln, line); goto fail;
+    if (!v || e == v || *e || isnan(x)) {
+      fprintf(stderr, "mos: %s:%u: not a PSNR value: '%s'\n", path, ln, copy); goto fail;
     }
     if (k == acap) { acap = acap ? 2 * acap : 1024; double *p = realloc(a, acap * sizeof *a); if (!p) goto fail; a = p; }
     a[k++] = x;
