@@ -99,6 +99,14 @@ def main(build):
         T.run([mos, '--per-frame', f'{tmp}/b.csv', f'{tmp}/b.psnr'])
         got = [int(x['mos']) for x in T.read_csv(f'{tmp}/b.csv')]
         check(got == [4, 5, 3, 4, 2, 3, 1, 2, 5], f'MOS classes at the boundaries: {got}')
+        with open(f'{tmp}/two.psnr', 'w') as f:
+            f.write('0\t40\n1\t30\n')
+        T.run([mos, '--per-frame', f'{tmp}/two.csv', f'{tmp}/two.psnr'])
+        check([x['mos'] for x in T.read_csv(f'{tmp}/two.csv')] == ['5', '3'], "'frame value' lines: the value counts")
+        with open(f'{tmp}/three.psnr', 'w') as f:
+            f.write('40\n1 2 3\n')
+        r = T.run([mos, f'{tmp}/three.psnr'], ok=False)
+        check(r.returncode != 0 and 'three.psnr:2:' in r.stderr, 'mos: a bad line is an error with its line')
 
         # bad input: a clear error naming the file (and line), never a number
         with open(f'{tmp}/trunc.yuv', 'wb') as f:
