@@ -52,14 +52,11 @@ struct _GstAsmpSink {
   GstAmCcSender *cc;
   GstAmEncoder enc;
   GstAmTrace *sd, *rate;
-  GstAmFramer framer;
-  GstAmSeqExt seqext;
+  GstAmSendTrace send_trace;
   guint32 own_ssrc;
-  GstCaps *caps;
   GstStructure *stats;
   GstClockID early_id;
-  GstClockID eos_id;            /* RTCP EOS fallback */
-  gboolean rtcp_eos;
+  GstAmEosGuard eos_guard;
 };
 
 G_DEFINE_TYPE (GstAsmpSink, gst_asmp_sink, GST_TYPE_BIN);
@@ -97,42 +94,16 @@ target_changed (GstAsmpSink * self, guint bps, GstAmEncKind kind)
             gst_structure_new ("asmpsink-bitrate", "bitrate", G_TYPE_UINT, bps, NULL)));
 }
 
-static gboolean eos_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data);
-
 /* ---- RTP leaving rtpbin: sender stamps, sd.txt, byte counts ---- */
 static void
 process_rtp (GstAsmpSink * self, GstBuffer * buf, gint64 now)
 {
-  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  guint32 extseq, ssrc;
-  guint64 frame = 0;
-  gchar type = 'P';
-
-  if (!gst_rtp_buffer_map (buf, GST_MAP_READWRITE, &rtp))
-    return;
-  ssrc = gst_rtp_buffer_get_ssrc (&rtp);
-  g_mutex_lock (&self->lock);
-  extseq = gst_am_seq_extend (&self->seqext, gst_rtp_buffer_get_seq (&rtp));
-  if (self->sd)
-    type = gst_am_framer_packet (&self->framer, gst_rtp_buffer_get_timestamp (&rtp),
-        gst_rtp_buffer_get_payload (&rtp), gst_rtp_buffer_get_payload_len (&rtp), &frame);
-  g_mutex_unlock (&self->lock);
-  /* send time (RFC 6051 NTP-64) and extended seq as one-byte header extensions */
-  {
-    guint8 ntp[8], seq[4];
-    GST_WRITE_UINT64_BE (ntp, gst_am_ntp64_from_unix_ns (now));
-    GST_WRITE_UINT32_BE (seq, extseq);
-    if (!gst_rtp_buffer_add_extension_onebyte_header (&rtp, GST_AM_EXT_ID_NTP64, ntp, 8)
-        || !gst_rtp_buffer_add_extension_onebyte_header (&rtp, GST_AM_EXT_ID_EXTSEQ, seq, 4))
-      GST_WARNING_OBJECT (self, "could not add the RTP header extensions");
-  }
-  gst_rtp_buffer_unmap (&rtp);
+  gsize size;
 
   g_mutex_lock (&self->lock);
-  gst_am_trace_sd (self->sd, now, gst_am_wide_id (ssrc, extseq), gst_buffer_get_size (buf),
-      frame, type);
+  size = gst_am_send_trace_packet (&self->send_trace, self->sd, buf, now);
   if (self->cc)
-    gst_am_cc_sender_on_rtp_sent (self->cc, now, gst_buffer_get_size (buf));
+    gst_am_cc_sender_on_rtp_sent (self->cc, now, size);
   g_mutex_unlock (&self->lock);
 }
 
@@ -183,18 +154,16 @@ rtp_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       GstCaps *caps;
       gst_event_parse_caps (ev, &caps);
       g_mutex_lock (&self->lock);
-      gst_caps_replace (&self->caps, caps);
-      gst_am_framer_init (&self->framer, gst_am_codec_from_caps (caps));
+      gst_am_send_trace_reset (&self->send_trace, gst_am_codec_from_caps (caps));
       g_mutex_unlock (&self->lock);
       write_sdp (self, caps);
     } else if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS) {
       g_mutex_lock (&self->lock);
       gst_am_trace_flush (self->sd);
       gst_am_trace_flush (self->rate);
-      if (!self->eos_id)
-        self->eos_id = gst_am_timer_start (2 * (gint64) self->rtcp_interval_ms * GST_MSECOND
-            + 100 * GST_MSECOND, eos_cb, GST_OBJECT (self));
       g_mutex_unlock (&self->lock);
+      gst_am_eos_guard_arm (&self->eos_guard, 2 * (gint64) self->rtcp_interval_ms * GST_MSECOND
+          + 100 * GST_MSECOND);
     }
   }
   return GST_PAD_PROBE_OK;
@@ -260,15 +229,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
       gst_structure_set (stats, "encoder", G_TYPE_STRING,
           gst_am_encoder_kind_name (self->enc.kind), "encoder-bitrate", G_TYPE_UINT,
           self->enc.applied_bps, NULL);
-      if (self->rate) {
-        gdouble sent = 0, minr = 0;
-        guint n = 0;
-        gst_structure_get_double (stats, "sent-bitrate", &sent);
-        gst_structure_get_double (stats, "min-receiver-bitrate", &minr);
-        gst_structure_get_uint (stats, "receivers", &n);
-        gst_am_trace_printf (self->rate, "%.6f,%u,%.0f,%u,%.0f,%s\n", now / 1e9,
-            self->target_bps, sent, n, minr, gst_am_protocol_name (self->protocol));
-      }
+      gst_am_trace_rate_row (self->rate, stats);
       if (self->stats)
         gst_structure_free (self->stats);
       self->stats = gst_structure_copy (stats);
@@ -315,45 +276,6 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
   if (self->session)
     g_signal_emit_by_name (self->session, "send-rtcp-full", (guint64) 0, &ok);
   return TRUE;
-}
-
-/* ---- EOS: rtpsession (1.22) sometimes misses the wake-up that sends the BYE and the EOS on
- * its RTCP pad after EOS on the RTP path (seen with plain rtpbin in 4 of 12 runs), and the
- * pipeline then never finishes. If the RTCP sink has no EOS two RTCP intervals later, give it
- * one ourselves. ---- */
-static gboolean
-eos_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
-{
-  GstAsmpSink *self = data;
-  gboolean send;
-  GstPad *pad;
-
-  g_mutex_lock (&self->lock);
-  send = self->eos_id == id && !self->rtcp_eos;
-  g_mutex_unlock (&self->lock);
-  if (send && (pad = gst_element_get_static_pad (self->rtcp_sink, "sink"))) {
-    GST_INFO_OBJECT (self, "rtpsession sent no RTCP EOS: sending it");
-    gst_pad_send_event (pad, gst_event_new_eos ());
-    gst_object_unref (pad);
-  }
-  return TRUE;
-}
-
-static GstPadProbeReturn
-rtcp_sink_eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  GstAsmpSink *self = user_data;
-
-  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
-    g_mutex_lock (&self->lock);
-    self->rtcp_eos = TRUE;
-    g_mutex_unlock (&self->lock);
-  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_FLUSH_STOP) {
-    g_mutex_lock (&self->lock);
-    self->rtcp_eos = FALSE;
-    g_mutex_unlock (&self->lock);
-  }
-  return GST_PAD_PROBE_OK;
 }
 
 /* ---- properties ---- */
@@ -504,7 +426,7 @@ start_locked (GstAsmpSink * self)
     return FALSE;
   }
   self->target_bps = self->initial_bps;
-  memset (&self->seqext, 0, sizeof (self->seqext));
+  gst_am_send_trace_reset (&self->send_trace, GST_AM_CODEC_OTHER);
   if (self->trace_dir) {
     self->sd = gst_am_trace_open (self->trace_dir, "sd.txt", NULL, &err);
     if (self->sd)
@@ -523,12 +445,10 @@ static void
 stop_locked (GstAsmpSink * self)
 {
   gst_am_timer_stop (&self->early_id);
-  gst_am_timer_stop (&self->eos_id);
-  self->rtcp_eos = FALSE;
+  gst_am_eos_guard_reset (&self->eos_guard);
   g_clear_pointer (&self->cc, gst_am_cc_sender_free);
   g_clear_pointer (&self->sd, gst_am_trace_close);
   g_clear_pointer (&self->rate, gst_am_trace_close);
-  gst_clear_caps (&self->caps);
   self->own_ssrc = 0;
 }
 
@@ -585,10 +505,10 @@ gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
     case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
       g_mutex_lock (&self->lock);
       gst_am_timer_stop (&self->early_id);
-      gst_am_timer_stop (&self->eos_id);
       gst_am_trace_flush (self->sd);
       gst_am_trace_flush (self->rate);
       g_mutex_unlock (&self->lock);
+      gst_am_eos_guard_reset (&self->eos_guard);
       break;
     default:
       break;
@@ -649,10 +569,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
   pad = gst_element_get_static_pad (self->rtcp_src, "src");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, rtcp_in_probe, self, NULL);
   gst_object_unref (pad);
-  pad = gst_element_get_static_pad (self->rtcp_sink, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
-      rtcp_sink_eos_probe, self, NULL);
-  gst_object_unref (pad);
+  gst_am_eos_guard_init (&self->eos_guard, GST_OBJECT (self), self->rtcp_sink);
 
   self->session = gst_am_internal_session (self->rtpbin);
   if (self->session)
@@ -671,6 +588,7 @@ gst_asmp_sink_finalize (GObject * object)
     g_object_unref (self->session);
   }
   gst_am_encoder_clear (&self->enc);
+  gst_am_eos_guard_clear (&self->eos_guard);
   gst_clear_object (&self->encoder_prop);
   gst_am_net_config_clear (&self->net);
   g_free (self->trace_dir);

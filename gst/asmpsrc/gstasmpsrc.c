@@ -185,14 +185,8 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
   if (self->cc) {
     appended = gst_am_cc_receiver_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
     if (!early) {
-      gdouble rate = 0, recv = 0, loss = 0, rtt = 0, jit = 0;
-      gboolean cong = FALSE;
       stats = gst_am_cc_receiver_stats (self->cc, now);
-      gst_structure_get (stats, "rate-bps", G_TYPE_DOUBLE, &rate, "recv-bitrate",
-          G_TYPE_DOUBLE, &recv, "loss", G_TYPE_DOUBLE, &loss, "rtt-s", G_TYPE_DOUBLE, &rtt,
-          "jitter-s", G_TYPE_DOUBLE, &jit, "congested", G_TYPE_BOOLEAN, &cong, NULL);
-      gst_am_trace_printf (self->stats_csv, "%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%d\n",
-          now / 1e9, rate, recv, loss, rtt, jit, cong ? 1 : 0);
+      gst_am_trace_stats_row (self->stats_csv, stats);
       if (self->stats)
         gst_structure_free (self->stats);
       self->stats = gst_structure_copy (stats);

@@ -179,8 +179,8 @@ gst_am_unix_ns_from_ntp64 (guint64 ntp)
   return s * 1000000000 + frac;
 }
 
-static gboolean
-stamp_mapped (GstRTPBuffer * rtp, gint64 now_ns, guint32 extseq)
+gboolean
+gst_am_rtp_stamp_mapped (GstRTPBuffer * rtp, gint64 now_ns, guint32 extseq)
 {
   guint8 ntp[8], seq[4];
 
@@ -199,7 +199,7 @@ gst_am_rtp_stamp (GstBuffer ** buf, gint64 now_ns, guint32 extseq)
   *buf = gst_buffer_make_writable (*buf);
   if (!gst_rtp_buffer_map (*buf, GST_MAP_READWRITE, &rtp))
     return FALSE;
-  ok = stamp_mapped (&rtp, now_ns, extseq);
+  ok = gst_am_rtp_stamp_mapped (&rtp, now_ns, extseq);
   gst_rtp_buffer_unmap (&rtp);
   return ok;
 }
@@ -277,4 +277,81 @@ gst_am_timer_stop (GstClockID * id)
     gst_clock_id_unref (*id);
     *id = NULL;
   }
+}
+
+static GstPadProbeReturn
+eos_guard_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstAmEosGuard *g = data;
+  GstEventType t = GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info));
+
+  if (t == GST_EVENT_EOS || t == GST_EVENT_FLUSH_STOP) {
+    g_mutex_lock (&g->lock);
+    g->seen_eos = t == GST_EVENT_EOS;
+    g_mutex_unlock (&g->lock);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static gboolean
+eos_guard_fire (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
+{
+  GstAmEosGuard *g = g_object_get_data (G_OBJECT (data), "gst-am-eos-guard");
+  gboolean send;
+  GstPad *pad;
+
+  if (!g)
+    return TRUE;
+  g_mutex_lock (&g->lock);
+  send = g->id == id && !g->seen_eos;
+  g_mutex_unlock (&g->lock);
+  if (send && (pad = gst_element_get_static_pad (g->sink, "sink"))) {
+    GST_INFO_OBJECT (g->owner, "rtpsession sent no RTCP EOS: sending it");
+    gst_pad_send_event (pad, gst_event_new_eos ());
+    gst_object_unref (pad);
+  }
+  return TRUE;
+}
+
+void
+gst_am_eos_guard_init (GstAmEosGuard * g, GstObject * owner, GstElement * rtcp_sink)
+{
+  GstPad *pad;
+
+  memset (g, 0, sizeof (*g));
+  g_mutex_init (&g->lock);
+  g->owner = owner;
+  g->sink = rtcp_sink;
+  g_object_set_data (G_OBJECT (owner), "gst-am-eos-guard", g);
+  if (rtcp_sink && (pad = gst_element_get_static_pad (rtcp_sink, "sink"))) {
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+        eos_guard_probe, g, NULL);
+    gst_object_unref (pad);
+  }
+}
+
+void
+gst_am_eos_guard_arm (GstAmEosGuard * g, gint64 delay_ns)
+{
+  g_mutex_lock (&g->lock);
+  if (!g->id && g->sink)
+    g->id = gst_am_timer_start (delay_ns, eos_guard_fire, g->owner);
+  g_mutex_unlock (&g->lock);
+}
+
+void
+gst_am_eos_guard_reset (GstAmEosGuard * g)
+{
+  g_mutex_lock (&g->lock);
+  gst_am_timer_stop (&g->id);
+  g->seen_eos = FALSE;
+  g_mutex_unlock (&g->lock);
+}
+
+void
+gst_am_eos_guard_clear (GstAmEosGuard * g)
+{
+  gst_am_eos_guard_reset (g);
+  g_object_set_data (G_OBJECT (g->owner), "gst-am-eos-guard", NULL);
+  g_mutex_clear (&g->lock);
 }

@@ -64,6 +64,9 @@ gint64 gst_am_unix_ns_from_ntp64 (guint64 ntp);
 /* Adds the NTP-64 send time and the extended sequence number to an RTP buffer (made writable;
  * *buf may be replaced). Returns FALSE if it is not an RTP packet. */
 gboolean gst_am_rtp_stamp (GstBuffer ** buf, gint64 now_ns, guint32 extseq);
+/* The same on an RTP buffer already mapped READWRITE. */
+struct _GstRTPBuffer;
+gboolean gst_am_rtp_stamp_mapped (struct _GstRTPBuffer * rtp, gint64 now_ns, guint32 extseq);
 
 typedef struct {
   guint32 ssrc;
@@ -92,6 +95,22 @@ guint32 gst_am_seq_extend (GstAmSeqExt * s, guint16 seq);
  * ref on obj; returns the id (stop it with gst_am_timer_stop). */
 GstClockID gst_am_timer_start (gint64 delay_ns, GstClockCallback cb, GstObject * obj);
 void gst_am_timer_stop (GstClockID * id);
+
+/* EOS guard for a bin's RTCP udpsink: rtpsession (1.22) sometimes misses the wake-up that
+ * sends its BYE and the EOS on its RTCP pad after EOS on the RTP path (plain rtpbin: 4 of 12
+ * runs), and the pipeline never finishes. Armed at that EOS, it sends the EOS to the RTCP sink
+ * itself if none has passed after `delay`. */
+typedef struct {
+  GMutex lock;
+  GstElement *sink;       /* not ref'd: a child of the bin */
+  GstObject *owner;
+  GstClockID id;
+  gboolean seen_eos;
+} GstAmEosGuard;
+void gst_am_eos_guard_init (GstAmEosGuard * g, GstObject * owner, GstElement * rtcp_sink);
+void gst_am_eos_guard_arm (GstAmEosGuard * g, gint64 delay_ns);
+void gst_am_eos_guard_reset (GstAmEosGuard * g);
+void gst_am_eos_guard_clear (GstAmEosGuard * g);
 
 G_END_DECLS
 #endif

@@ -3,6 +3,9 @@
 #include "config.h"
 #endif
 #include "gstamtrace.h"
+#include "gstamnet.h"
+
+#include <gst/rtp/gstrtpbuffer.h>
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -290,4 +293,71 @@ gst_am_framer_packet (GstAmFramer * fr, guint32 rtp_ts, const guint8 * payload,
     return t;
   /* continuation fragment: the type of the frame's slices so far */
   return fr->frame_type ? fr->frame_type : 'H';
+}
+
+void
+gst_am_send_trace_reset (GstAmSendTrace * st, GstAmCodec codec)
+{
+  memset (st, 0, sizeof (*st));
+  gst_am_framer_init (&st->framer, codec);
+}
+
+gsize
+gst_am_send_trace_packet (GstAmSendTrace * st, GstAmTrace * sd, GstBuffer * buf, gint64 now)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  GstAmSeqExt se = { st->have_ext, st->last_ext };
+  guint32 extseq, ssrc;
+  guint64 frame = 0;
+  gchar type = 'P';
+  gboolean ok;
+
+  if (!gst_rtp_buffer_map (buf, GST_MAP_READWRITE, &rtp))
+    return gst_buffer_get_size (buf);
+  ssrc = gst_rtp_buffer_get_ssrc (&rtp);
+  extseq = gst_am_seq_extend (&se, gst_rtp_buffer_get_seq (&rtp));
+  st->have_ext = se.init;
+  st->last_ext = se.last;
+  if (sd)
+    type = gst_am_framer_packet (&st->framer, gst_rtp_buffer_get_timestamp (&rtp),
+        gst_rtp_buffer_get_payload (&rtp), gst_rtp_buffer_get_payload_len (&rtp), &frame);
+  /* after reading the payload: adding extensions may move it */
+  ok = gst_am_rtp_stamp_mapped (&rtp, now, extseq);
+  gst_rtp_buffer_unmap (&rtp);
+  if (!ok)
+    GST_WARNING ("could not add the RTP header extensions");
+  gst_am_trace_sd (sd, now, gst_am_wide_id (ssrc, extseq), gst_buffer_get_size (buf), frame,
+      type);
+  return gst_buffer_get_size (buf);
+}
+
+void
+gst_am_trace_rate_row (GstAmTrace * t, const GstStructure * s)
+{
+  gdouble time = 0, sent = 0, minr = 0;
+  guint target = 0, n = 0;
+
+  if (!t)
+    return;
+  gst_structure_get (s, "time", G_TYPE_DOUBLE, &time, "target-bitrate", G_TYPE_UINT, &target,
+      "sent-bitrate", G_TYPE_DOUBLE, &sent, "receivers", G_TYPE_UINT, &n,
+      "min-receiver-bitrate", G_TYPE_DOUBLE, &minr, NULL);
+  gst_am_trace_printf (t, "%.6f,%u,%.0f,%u,%.0f,%s\n", time, target, sent, n, minr,
+      gst_structure_get_string (s, "protocol"));
+}
+
+void
+gst_am_trace_stats_row (GstAmTrace * t, const GstStructure * s)
+{
+  gdouble time = 0, rate = 0, recv = 0, loss = 0, rtt = 0, jit = 0;
+  gboolean cong = FALSE;
+
+  if (!t)
+    return;
+  gst_structure_get (s, "time", G_TYPE_DOUBLE, &time, "rate-bps", G_TYPE_DOUBLE, &rate,
+      "recv-bitrate", G_TYPE_DOUBLE, &recv, "loss", G_TYPE_DOUBLE, &loss, "rtt-s",
+      G_TYPE_DOUBLE, &rtt, "jitter-s", G_TYPE_DOUBLE, &jit, "congested", G_TYPE_BOOLEAN,
+      &cong, NULL);
+  gst_am_trace_printf (t, "%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%d\n", time, rate, recv, loss, rtt,
+      jit, cong ? 1 : 0);
 }

@@ -59,5 +59,21 @@ gchar gst_am_framer_packet (GstAmFramer * fr, guint32 rtp_ts, const guint8 * pay
 gchar gst_am_h264_payload_type (const guint8 * p, gsize len);
 gchar gst_am_vp8_payload_type (const guint8 * p, gsize len);
 
+/* Everything asmpsink does to an RTP packet on its way out: extends the sequence number,
+ * numbers and types the frame, adds the send-time and extseq header extensions, and writes the
+ * sd.txt line (sd may be NULL). buf must be writable. Returns the packet size as sent. */
+typedef struct {
+  GstAmFramer framer;
+  guint32 last_ext;       /* extended-seq state (see gst_am_seq_extend) */
+  gboolean have_ext;
+} GstAmSendTrace;
+void gst_am_send_trace_reset (GstAmSendTrace * st, GstAmCodec codec);
+gsize gst_am_send_trace_packet (GstAmSendTrace * st, GstAmTrace * sd, GstBuffer * buf,
+    gint64 now);
+
+/* rate.csv / stats.csv rows from the stats structures. */
+void gst_am_trace_rate_row (GstAmTrace * t, const GstStructure * stats);
+void gst_am_trace_stats_row (GstAmTrace * t, const GstStructure * stats);
+
 G_END_DECLS
 #endif
