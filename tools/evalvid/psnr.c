@@ -37,7 +37,7 @@ static void usage(FILE *f)
 "PSNR = 10 log10(peak^2 / MSE), peak = 2^bits - 1; an identical frame (MSE 0) counts as %.0f dB,\n"
 "the cap for every value, so no frame is ever skipped.\n"
 "EvalVid mode prints one value per frame on stdout (luma PSNR, or luma SSIM with 'ssim') and the\n"
-"mean on stderr. Frame counts must match (or use -n); a truncated file is an error.\n",
+"mean on stderr. Frame counts must match (or use -n or --common); a truncated file is an error.\n",
     ev_yuv_format_names(), EV_PSNR_CAP_DB);
 }
 
