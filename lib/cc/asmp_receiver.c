@@ -79,6 +79,20 @@ amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
   rx->last_arrival = AMCC_TIME_NONE;
 }
 
+/* eq. 6 in ns: now - send_time, or 0 when the send time is missing or more than 2^62 ns
+ * (146 years) away from now, which also keeps owd_j - owd_i (eq. 4) within int64 */
+static int
+oneway_delay (amcc_time now, amcc_time send_time, amcc_time *owd)
+{
+  const amcc_time lim = INT64_C(1) << 62;
+  if (send_time == AMCC_TIME_NONE)
+    return 0;
+  if ((send_time < 0 && now > INT64_MAX + send_time) || (send_time > 0 && now < INT64_MIN + send_time))
+    return 0;
+  *owd = now - send_time;
+  return *owd <= lim && *owd >= -lim;
+}
+
 int
 amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
     uint32_t rtp_ts, amcc_time send_time, uint32_t packet_bytes)
@@ -89,8 +103,8 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
   /* eq. 4-5 in timestamp units; D in seconds feeds the cumulative jitter (eq. 15) */
   int64_t d = amcc_interarrival_update (&rx->ia, amcc_time_to_rtp_units (now, rx->clock_rate), rtp_ts);
   double d_s = (double) d / rx->clock_rate;
-  if (send_time != AMCC_TIME_NONE) {
-    amcc_time owd = now - send_time;
+  amcc_time owd;
+  if (oneway_delay (now, send_time, &owd)) {
     amcc_rtt_on_oneway (&rx->rtt, amcc_time_to_s (owd));                 /* eq. 6 */
     if (rx->p.cj_use_send_time) {
       /* eq. 4 with S = send time: D = (R_j - R_i) - (S_j - S_i) = owd_j - owd_i */

@@ -149,6 +149,30 @@ test_receiver_clamp (void)
 
 /* eq. 20: z = (T / lambda) ln(1 + u (e^lambda - 1)); T = 5 s, lambda = 3, u = 0.5:
  * ln(1 + 0.5 * 19.0855369) = ln(10.5427685) = 2.3554402 -> z = 5/3 * 2.3554402 = 3.925734 s */
+/* A send time from the network that is absurdly far from the receiver's clock (more than
+ * 2^62 ns, 146 years, away) is ignored instead of overflowing now - send_time (UB) and feeding
+ * a wrapped one-way delay to eq. 6 and the cumulative jitter. */
+static void
+test_receiver_bad_send_time (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  amcc_asmp_receiver_init (&rx, &p, 90000);
+  amcc_time now = 1000 * AMCC_NS_PER_S;
+  const amcc_time bad[] = { INT64_MIN + 1, INT64_MAX, -(INT64_MAX / 2) - 2 };
+  amcc_asmp_receiver_on_rtp (&rx, now, 0, 0, AMCC_TIME_NONE, 1000);      /* probation */
+  for (int k = 1; k <= 3; k++)
+    amcc_asmp_receiver_on_rtp (&rx, now + k * 10 * MS, (uint16_t) k, (uint32_t) (900 * k),
+        bad[k - 1], 1000);
+  AMT_CHECK (!rx.rtt.have_oneway && !rx.have_prev_owd);
+  AMT_CHECK (rx.cj.cj == 0);
+  /* a plausible one (even with a large clock offset) is used */
+  amcc_asmp_receiver_on_rtp (&rx, now + 30 * MS, 4, 3600, now - 3600 * AMCC_NS_PER_S, 1000);
+  AMT_CHECK (rx.rtt.have_oneway);
+  AMT_NEAR (rx.rtt.oneway_last, 3600.03, 1e-9);
+}
+
 static void
 test_feedback_timer (void)
 {
@@ -375,6 +399,7 @@ main (void)
   AMT_RUN (test_receiver_hand);
   AMT_RUN (test_receiver_video_cj);
   AMT_RUN (test_receiver_clamp);
+  AMT_RUN (test_receiver_bad_send_time);
   AMT_RUN (test_feedback_timer);
   AMT_RUN (test_suppression_rule);
   AMT_RUN (test_sender_basic);

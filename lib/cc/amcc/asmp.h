@@ -86,7 +86,7 @@ typedef struct amcc_asmp_receiver {
 void amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
     uint32_t clock_rate_hz);
 /* One RTP packet. send_time: the sender's send time on the sender's clock (for eq. 6), or
- * AMCC_TIME_NONE. Returns the amcc_seq_result (duplicates/probation are not counted). */
+ * AMCC_TIME_NONE; one more than 2^62 ns (146 years) away from now is ignored as garbage. Returns the amcc_seq_result (duplicates/probation are not counted). */
 int amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
     uint32_t rtp_ts, amcc_time send_time, uint32_t packet_bytes);
 /* The sender echoed this receiver's RTT (eq. 9 value, ns). AMCC_ERR_PARAM if <= 0 or > 60 s. */
