@@ -75,6 +75,7 @@ fixture_clear (Fixture * f)
   fail_unless_equals_int (c.errors, 0);
   fail_unless_equals_int (c.warnings, 0);
   fail_unless_equals_int (f->collisions, 0);
+  fail_unless (c.named > 0, "no asmpsink-stats message");
   gst_harness_teardown (f->h);
   gst_object_unref (f->bus);
   g_async_queue_unref (f->rtcp_out);
