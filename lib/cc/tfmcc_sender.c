@@ -17,6 +17,7 @@ struct tfmcc_rcv {
   double rate_bps;                   /* last X_r */
   double rtt_s;                      /* last RTT measured from its echo, 0 = unknown */
   amcc_time last_report;
+  uint64_t report_round;             /* tx->rounds when its last report arrived */
   uint32_t ts_us;                    /* its timestamp, to echo */
   amcc_time ts_arrival;
   bool has_ts, echoed, reported_have_rtt;
@@ -224,14 +225,34 @@ static void run_timers (struct amcc_tfmcc_sender *tx, amcc_time now)
   }
 }
 
+/* Slowstart (3.6): the smallest rate reported in the current feedback round (each receiver's
+ * latest report), or NULL. */
+static struct tfmcc_rcv *round_min (struct amcc_tfmcc_sender *tx)
+{
+  struct tfmcc_rcv *m = NULL;
+  for (int i = 0; i < TFMCC_TABLE; i++) {
+    struct tfmcc_rcv *c = &tx->tab[i];
+    if (c->used && c->rate_bps > 0 && c->report_round == tx->rounds && (!m || c->rate_bps < m->rate_bps))
+      m = c;
+  }
+  return m;
+}
+
 /* Rate from a CLR report (3.3 case 4, and case 1): decreases at once; increases to X_r at most
- * 8s/R_max per R_max (in slowstart X_r, already limited to 2x the receive rate, 3.6). */
+ * 8s/R_max per R_max. In slowstart X_r (2x the receive rate) is taken at once, but never above
+ * another receiver's report in this round: the sender takes the minimum, whose owner becomes
+ * CLR (3.6). */
 static void rate_from_clr (struct amcc_tfmcc_sender *tx, amcc_time now, double x_r)
 {
   if (x_r <= tx->x) {
     tx->x = x_r;
   } else if (!tx->hold) {
     if (tx->slowstart) {
+      struct tfmcc_rcv *m = round_min (tx);
+      if (m && m->rate_bps < x_r) {
+        select_clr (tx, now, m);
+        x_r = m->rate_bps;
+      }
       tx->x = x_r;
     } else {
       double dt = fmin (secs (now - tx->last_increase), tx->r_max_s);
@@ -299,6 +320,7 @@ void amcc_tfmcc_sender_on_report (struct amcc_tfmcc_sender *tx, amcc_time now, u
   }
   e->rate_bps = r->rate_bps;
   e->last_report = now;
+  e->report_round = tx->rounds;
   e->ts_us = r->ts_us;
   e->ts_arrival = now;
   e->has_ts = true;

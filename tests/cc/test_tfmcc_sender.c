@@ -102,6 +102,39 @@ static void test_slowstart_ends_on_any_loss (void)
   amcc_tfmcc_sender_free (tx);
 }
 
+/* 3.6: in slowstart the sender takes the minimum of the rates reported in the round, and the
+ * receiver with the smallest rate is the CLR: a CLR report never lifts X above what another
+ * receiver reported in the same round. */
+static void test_slowstart_round_minimum (void)
+{
+  struct amcc_tfmcc_sender *tx = mk (0);
+  struct amcc_tfmcc_report r = rep (200e3, false);
+  amcc_tfmcc_sender_on_report (tx, 100 * MS, 1, &r);      /* A: CLR, X = 200k */
+  r = rep (150e3, false);
+  amcc_tfmcc_sender_on_report (tx, 200 * MS, 2, &r);      /* B: lower, CLR, X = 150k */
+  AMT_CHECK (st (tx).clr_ssrc == 2);
+  r = rep (300e3, false);
+  amcc_tfmcc_sender_on_report (tx, 300 * MS, 1, &r);      /* A again: higher than X, no change */
+  AMT_NEAR (st (tx).rate_bps, 150e3, 1e-6);
+  r = rep (400e3, false);
+  amcc_tfmcc_sender_on_report (tx, 400 * MS, 2, &r);      /* the CLR asks for 400k */
+  AMT_CHECK (st (tx).slowstart && st (tx).fb_nr == 0);    /* same round (T = 3 s) */
+  AMT_NEAR (st (tx).rate_bps, 300e3, 1e-6);               /* min(400k, A's 300k) */
+  AMT_CHECK (st (tx).clr_ssrc == 1);                      /* A is now the smallest */
+  /* A (CLR) asks for 600k: B's latest in this round (400k) is the minimum */
+  r = rep (600e3, false);
+  amcc_tfmcc_sender_on_report (tx, 500 * MS, 1, &r);
+  AMT_NEAR (st (tx).rate_bps, 400e3, 1e-6);
+  AMT_CHECK (st (tx).clr_ssrc == 2);
+  /* in the next round only that round's reports count: B (CLR) alone -> X = its 800k */
+  amcc_tfmcc_sender_rate (tx, 6500 * MS);                 /* 2T without non-CLR feedback */
+  AMT_CHECK (st (tx).fb_nr >= 1);
+  r = rep (800e3, false);
+  amcc_tfmcc_sender_on_report (tx, 6600 * MS, 2, &r);
+  AMT_NEAR (st (tx).rate_bps, 800e3, 1e-6);
+  amcc_tfmcc_sender_free (tx);
+}
+
 /* 3.3: CLR silent for 4 RTTs -> halve (not within 10 RTTs of its selection); 10 RTTs -> gone;
  * then no feedback at all -> halve every 10 R_max down to 1 packet per 8 s. */
 static void test_clr_timeouts (void)
@@ -300,6 +333,7 @@ int main (void)
   AMT_RUN (test_initial);
   AMT_RUN (test_clr_cases);
   AMT_RUN (test_slowstart_ends_on_any_loss);
+  AMT_RUN (test_slowstart_round_minimum);
   AMT_RUN (test_clr_timeouts);
   AMT_RUN (test_clr_grace);
   AMT_RUN (test_feedback_rounds);
