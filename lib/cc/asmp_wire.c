@@ -32,7 +32,11 @@ amcc_asmp_report_encode (const amcc_asmp_report *r, uint8_t *buf, size_t cap, si
   uint32_t rtt_us, jit_us;
   if (us_field (r->rtt_s, &rtt_us) || us_field (r->jitter_s, &jit_us))
     return AMCC_ERR_FIELD;
-  if (isnan (r->cj_short_s) || fabs (r->cj_short_s) > 2147.0)
+  /* cj_short: signed 32-bit microseconds, the whole range the decoder accepts */
+  if (!(fabs (r->cj_short_s) <= 2148.0))
+    return AMCC_ERR_FIELD;
+  long long cj_us = llround (r->cj_short_s * 1e6);
+  if (cj_us < INT32_MIN || cj_us > INT32_MAX)
     return AMCC_ERR_FIELD;
   if (r->ci != AMCC_CI_UNLOADED && r->ci != AMCC_CI_CONGESTED)
     return AMCC_ERR_FIELD;
@@ -46,7 +50,7 @@ amcc_asmp_report_encode (const amcc_asmp_report *r, uint8_t *buf, size_t cap, si
   amcc_wr_u32 (&w, (uint32_t) llround (r->loss * LOSS_UNIT));
   amcc_wr_u32 (&w, rtt_us);
   amcc_wr_u32 (&w, jit_us);
-  amcc_wr_u32 (&w, (uint32_t) (int32_t) llround (r->cj_short_s * 1e6));
+  amcc_wr_u32 (&w, (uint32_t) (int32_t) cj_us);
   amcc_wr_u32 (&w, r->report_seq);
   if (w.err)
     return w.err;

@@ -207,6 +207,17 @@ test_report_bad_fields (void)
   e = r; e.jitter_s = NAN;  AMT_CHECK (amcc_asmp_report_encode (&e, b, 28, &n) == AMCC_ERR_FIELD);
   e = r; e.cj_short_s = 1e9; AMT_CHECK (amcc_asmp_report_encode (&e, b, 28, &n) == AMCC_ERR_FIELD);
   e = r; e.ci = (amcc_ci_state) 7; AMT_CHECK (amcc_asmp_report_encode (&e, b, 28, &n) == AMCC_ERR_FIELD);
+  /* cj_short accepts the whole signed 32-bit us range both ways (found by fuzz_wire: the decoder
+   * took -2147.483648 s, the encoder refused anything beyond 2147 s) */
+  uint8_t c[28];
+  memcpy (b, good, 28); b[20] = 0x80; b[21] = b[22] = b[23] = 0;
+  AMT_CHECK (amcc_asmp_report_decode (b, 28, &d) == AMCC_OK);
+  AMT_CHECK (amcc_asmp_report_encode (&d, c, 28, &n) == AMCC_OK && memcmp (b, c, 28) == 0);
+  memcpy (b, good, 28); b[20] = 0x7f; b[21] = b[22] = b[23] = 0xff;
+  AMT_CHECK (amcc_asmp_report_decode (b, 28, &d) == AMCC_OK);
+  AMT_CHECK (amcc_asmp_report_encode (&d, c, 28, &n) == AMCC_OK && memcmp (b, c, 28) == 0);
+  e = r; e.cj_short_s = 2147.4836475;    /* rounds to 2^31 us: out of range */
+  AMT_CHECK (amcc_asmp_report_encode (&e, b, 28, &n) == AMCC_ERR_FIELD);
 }
 
 static void
