@@ -201,6 +201,7 @@ def summary_rows(run):
         json.load(open(os.path.join(run, "metrics.json")))
     rx = list(m["receivers"].values())
     tcp = [f for f in m["flows"].values() if f["kind"].startswith("tcp")]
+    udp = [f for f in m["flows"].values() if not f["kind"].startswith("tcp")]
     v = _video(run)
     vp = _video(run, "report-playout150") if os.path.isdir(os.path.join(run, "report-playout150")) \
         else None
@@ -215,6 +216,8 @@ def summary_rows(run):
             ("TCP, lowest flow's % of fair share",
              _fmt(min([f["fair_share_pct"] for f in tcp if f["fair_share_pct"]] or [None])
                   if tcp else None, 0, " %")),
+            ("UDP competitors, % of fair share (mean while on)",
+             _fmt(mean([f["fair_share_pct"] for f in udp]), 0, " %") if udp else "no UDP"),
             ("sender target rate, steady mean", _fmt((m["sender"]["target_mean_bps"] or 0) / 1e3,
                                                      0, " kbit/s")),
             ("sender rate CoV (steady state)", _fmt(m["sender"]["target_cov"], 3)),
@@ -238,12 +241,11 @@ def comparison_md(runs, paper, title):
     """Markdown table: one column per run (protocol) and the paper's numbers."""
     cols = {p: dict(summary_rows(r)) for p, r in runs.items()}
     labels = [l for l, _ in summary_rows(next(iter(runs.values())))]
-    out = [f"## {title}", "", "| metric | " + " | ".join(f"{p} (here)" for p in cols) + " | " +
-           " | ".join(f"{p} (paper)" for p in paper) + " |",
-           "|---|" + "---|" * (len(cols) + len(paper))]
+    head = ["metric"] + [f"{p} (here)" for p in cols] + [f"{p} (paper)" for p in paper]
+    out = [f"## {title}", "", "| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for l in labels:
-        out.append(f"| {l} | " + " | ".join(cols[p].get(l, "–") for p in cols) + " | " +
-                   " | ".join(str(paper[p].get(l, "")) for p in paper) + " |")
+        cells = [l] + [cols[p].get(l, "–") for p in cols] + [str(paper[p].get(l, "")) for p in paper]
+        out.append("| " + " | ".join(cells) + " |")
     notes = [f"- paper, {p}: {k} = {v}" for p in paper for k, v in paper[p].items()
              if k not in labels]
     return "\n".join(out + [""] + notes) + "\n"
