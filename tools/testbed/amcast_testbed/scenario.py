@@ -14,7 +14,8 @@ File format (tools/testbed/scenarios/*.toml; docs/testbed.md has the full refere
   [[receiver]] name, host (default: name), join_s (0), leave_s (default: the end)
   [[flow]]  see amcast_testbed/traffic.py
   [playout] delays_ms = [150]   extra evalvid-run passes with an absolute play-out delay
-  [paper.asmp], [paper.tfmcc]   the paper's numbers for the comparison table (free-form keys)
+  [paper_numbers.asmp], [paper_numbers.tfmcc]   the paper's numbers for the comparison table,
+                                keyed by its row labels (other keys are printed as notes)
 """
 import tomllib
 
@@ -37,7 +38,9 @@ def load(path):
         raise ScenarioError(f"{path}: {e}")
     try:
         validate(sc)
-    except (KeyError, ValueError, TypeError) as e:
+    except KeyError as e:
+        raise ScenarioError(f"{path}: {e.args[0] if e.args else e}")
+    except (ValueError, TypeError) as e:
         raise ScenarioError(f"{path}: {e}")
     sc["video"] = {**VIDEO_DEFAULTS, **sc.get("video", {})}
     return sc

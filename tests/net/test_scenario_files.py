@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""Scenario files and the numbers derived from them, without running anything (no root needed):
+every shipped file loads; fair shares and bottlenecks follow from the link rates as the papers
+define them; flow schedules (on/off, square wave, --short scaling) are what the file says; bad
+files are rejected with a message naming the problem."""
+import os
+import sys
+import tempfile
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TB = os.path.join(TOP, "tools", "testbed")
+sys.path.insert(0, TB)
+from amcast_testbed import scenario, traffic  # noqa: E402
+
+SC = os.path.join(TB, "scenarios")
+checks = failures = 0
+
+
+def check(ok, what):
+    global checks, failures
+    checks += 1
+    failures += 0 if ok else 1
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+
+
+def near(a, b, tol=1e-6):
+    return a is not None and abs(a - b) <= tol * max(1.0, abs(b))
+
+
+def shipped():
+    names = sorted(f for f in os.listdir(SC) if f.endswith(".toml"))
+    for n in names:
+        try:
+            scenario.load(os.path.join(SC, n))
+            check(True, f"{n} loads")
+        except scenario.ScenarioError as e:
+            check(False, f"{n}: {e}")
+    check(len(names) >= 7, f"{len(names)} scenario files shipped")
+
+
+def fair_shares():
+    for name, rate in (("fairness-l1", 6.5e6), ("fairness-l2", 11e6)):
+        fs = scenario.fair_shares(scenario.load(os.path.join(SC, name + ".toml")))
+        # papers/000 §5.3.1: 10 TCP + 1 multicast per bottleneck, 100 %/11 = 9.09 % each
+        check(near(fs["receivers"]["mr1"]["fair_share_bps"], rate / 11),
+              f"{name}: multicast fair share {fs['receivers']['mr1']['fair_share_bps']:.0f} = {rate:g}/11")
+        check(all(near(f["fair_share_bps"], rate / 11) for f in fs["flows"].values()),
+              f"{name}: every TCP flow's fair share is {rate / 11:.0f}")
+    lj = scenario.load(os.path.join(SC, "late-join.toml"))
+    fs = scenario.fair_shares(lj)
+    check(near(fs["receivers"]["mr1"]["fair_share_bps"], 1.5e6 / 5),
+          "late-join: fast receivers share 1.5 Mb/s with 4 TCP flows (300 kb/s)")
+    check(fs["receivers"]["mr5"]["bottleneck"] == ["r2", "mr5"] and
+          near(fs["receivers"]["mr5"]["rate_bps"], 300e3),
+          f"late-join: mr5's bottleneck is its own 300 kb/s link ({fs['receivers']['mr5']['bottleneck']})")
+    db = scenario.fair_shares(scenario.load(os.path.join(SC, "dumbbell-tcp.toml")))
+    # papers/002 §III-A: the multicast session must not take more than 2 Mb/s of 4 Mb/s
+    check(near(db["receivers"]["mr1"]["fair_share_bps"], 2e6), "dumbbell-tcp: fair share 2 Mb/s")
+
+
+def schedules():
+    dyn = scenario.load(os.path.join(SC, "dynamics.toml"))
+    fl = {f["name"]: f for f in dyn["flow"]}
+    check(traffic.on_periods(fl["tcp2"], 200) == [(30.0, 120.0)], "dynamics: TCP2 on 30-120 s")
+    check(traffic.on_periods(fl["cbr"], 200) == [(80.0, 170.0)], "dynamics: CBR on 80-170 s")
+    check(traffic.on_periods(fl["cbr"], 50, 0.25) == [(20.0, 42.5)], "dynamics --short: CBR 20-42.5 s")
+    sq = scenario.load(os.path.join(SC, "dumbbell-udp.toml"))["flow"][0]
+    p = traffic.on_periods(sq, 80)
+    check(p == [(0.0, 10.0), (20.0, 30.0), (40.0, 50.0), (60.0, 70.0)],
+          f"square wave 10 s on / 10 s off over 80 s: {p}")
+    onoff = {"name": "x", "kind": "tcp-onoff", "on_s": 3, "off_s": 2, "start_s": 1, "stop_s": 12}
+    check(traffic.on_periods(onoff, 20) == [(1.0, 4.0), (6.0, 9.0), (11.0, 12.0)],
+          "tcp-onoff: periods clipped at stop_s")
+
+
+def bad_files():
+    base = open(os.path.join(SC, "late-join-quick.toml")).read()
+    cases = {
+        "unknown node": base.replace('b = "mr5"\nrate_bps', 'b = "nosuch"\nrate_bps'),
+        "leave_s must be after join_s": base.replace("leave_s = 100", "leave_s = 10"),
+        "missing 'sender'": base.replace('sender = "ms"', ""),
+        "Expected": base + "\n[[link]\n",                       # TOML syntax error
+        "kind must be one of": base + '\n[[flow]]\nname="f"\nkind="ftp"\nsrc="ms"\ndst="mr1"\n',
+        "needs rate_bps": base + '\n[[flow]]\nname="f"\nkind="cbr"\nsrc="ms"\ndst="mr1"\n',
+        "cc must be reno or cubic": base + '\n[[flow]]\nname="f"\nkind="tcp"\ncc="bbr"\nsrc="ms"\ndst="mr1"\n',
+    }
+    for want, text in cases.items():
+        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+            f.write(text)
+        try:
+            scenario.load(f.name)
+            check(False, f"bad file accepted (wanted an error with '{want}')")
+        except scenario.ScenarioError as e:
+            check(want in str(e) and f.name in str(e), f"rejected with a clear message: {e}")
+        finally:
+            os.unlink(f.name)
+
+
+if __name__ == "__main__":
+    shipped()
+    fair_shares()
+    schedules()
+    bad_files()
+    print(f"# amtest: checks={checks} failures={failures}")
+    sys.exit(1 if failures else 0)
