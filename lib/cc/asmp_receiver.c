@@ -25,6 +25,8 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->lambda = 0;
   p->max_receivers = 65536;
   p->recv_rate_cap = 2.0;
+  p->ci_ge = 0;
+  p->rtt_clamp = 8.0;
   p->cj_use_send_time = 1;
 }
 
@@ -48,6 +50,8 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
   if (!(p->similarity >= 0 && p->similarity < 1) || !(p->ci_margin_s >= 0) || isnan (p->lambda))
     return AMCC_ERR_PARAM;
   if (!(p->recv_rate_cap >= 0) || !isfinite (p->recv_rate_cap))
+    return AMCC_ERR_PARAM;
+  if (!(p->rtt_clamp == 0 || (p->rtt_clamp >= 1 && isfinite (p->rtt_clamp))))
     return AMCC_ERR_PARAM;
   if (p->receiver_timeout <= 0 || p->t_suspend <= 0 || p->t_rand < 0 || p->max_receivers == 0)
     return AMCC_ERR_PARAM;
@@ -73,8 +77,10 @@ amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
   amcc_seq_init (&rx->seq);
   amcc_interarrival_init (&rx->ia);
   amcc_cumjitter_init (&rx->cj, rx->p.ci_margin_s);
+  rx->cj.ge = rx->p.ci_ge != 0;
   amcc_loss_filter_init (&rx->lf);
   amcc_rtt_init (&rx->rtt, rx->p.rho, rx->p.default_rtt_s);
+  rx->rtt.clamp = rx->p.rtt_clamp;
   rx->iv_start = AMCC_TIME_NONE;
   rx->last_arrival = AMCC_TIME_NONE;
 }

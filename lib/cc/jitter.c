@@ -33,7 +33,9 @@ amcc_ci_state
 amcc_cumjitter_assess (amcc_cumjitter *c)
 {
   if (c->n_short > 0) {
-    c->state = c->a_short > c->a_long + c->margin ? AMCC_CI_CONGESTED : AMCC_CI_UNLOADED;
+    /* strict by default: constant delay (A_short == A_long) is UNLOADED, as the paper says */
+    int up = c->ge ? c->a_short >= c->a_long + c->margin : c->a_short > c->a_long + c->margin;
+    c->state = up ? AMCC_CI_CONGESTED : AMCC_CI_UNLOADED;
     c->last_short = c->a_short;
   }
   c->a_short = 0;

@@ -4,8 +4,8 @@
 #include "amcc/rtt.h"
 
 #define RTT_MAX_S 60.0
-/* (1 + a) T_oneway is trusted within this factor of the last echoed RTT: guards the
- * multiplicative model when clock offset makes T_oneway tiny (a huge) */
+/* Default clamp: (1 + a) T_oneway is trusted within this factor of the last echoed RTT; guards
+ * the multiplicative model when clock offset makes T_oneway tiny (a huge) */
 #define RTT_SANITY_FACTOR 8.0
 
 void
@@ -14,6 +14,7 @@ amcc_rtt_init (amcc_rtt_est *r, double rho, double default_rtt_s)
   memset (r, 0, sizeof *r);
   r->rho = (rho > 0 && rho <= 1) ? rho : 0.5;
   r->default_rtt = (default_rtt_s > 0 && default_rtt_s <= RTT_MAX_S) ? default_rtt_s : 0.1;
+  r->clamp = RTT_SANITY_FACTOR;
 }
 
 /* eq. 6 */
@@ -53,10 +54,10 @@ amcc_rtt_instant (const amcc_rtt_est *r)
     double ow = r->oneway_n ? r->oneway_sum / (double) r->oneway_n : r->oneway_last;
     double v = (1.0 + r->a) * ow;
     if (v > 0 && isfinite (v)) {
-      if (v > r->echo_rtt * RTT_SANITY_FACTOR)
-        v = r->echo_rtt * RTT_SANITY_FACTOR;
-      if (v < r->echo_rtt / RTT_SANITY_FACTOR)
-        v = r->echo_rtt / RTT_SANITY_FACTOR;
+      if (r->clamp > 0 && v > r->echo_rtt * r->clamp)    /* departure: see 'clamp' */
+        v = r->echo_rtt * r->clamp;
+      if (r->clamp > 0 && v < r->echo_rtt / r->clamp)
+        v = r->echo_rtt / r->clamp;
       return v;
     }
   }

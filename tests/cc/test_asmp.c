@@ -144,6 +144,17 @@ test_receiver_clamp (void)
   AMT_CHECK (amcc_asmp_params_validate (&p) == AMCC_ERR_PARAM);
   amcc_asmp_receiver_init (&rx, &p, 0);
   AMT_NEAR (rx.p.gamma_congested, 0.2, 0);
+  /* the departures are parameters with the documented defaults, passed to the estimators */
+  AMT_CHECK (rx.p.ci_ge == 0 && rx.cj.ge == 0 && rx.p.rtt_clamp == 8.0 && rx.rtt.clamp == 8.0);
+  AMT_CHECK (rx.p.recv_rate_cap == 2.0 && rx.p.cj_use_send_time == 1);
+  amcc_asmp_params q;
+  amcc_asmp_params_init (&q);
+  q.ci_ge = 1;
+  q.rtt_clamp = 0;
+  amcc_asmp_receiver_init (&rx, &q, 90000);
+  AMT_CHECK (rx.cj.ge == 1 && rx.rtt.clamp == 0);
+  q.rtt_clamp = 0.5;                    /* a clamp below 1 would reject the echo itself */
+  AMT_CHECK (amcc_asmp_params_validate (&q) == AMCC_ERR_PARAM);
   AMT_CHECK (rx.clock_rate == 90000);
 }
 

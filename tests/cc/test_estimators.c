@@ -381,6 +381,12 @@ test_cumjitter (void)
   amcc_cumjitter_assess (&c);
   amcc_cumjitter_add (&c, 0.004);       /* A_long = 2 ms, A_short = 4 ms: +2 ms < 5 ms */
   AMT_CHECK (amcc_cumjitter_assess (&c) == AMCC_CI_UNLOADED);
+  /* the spec's literal ">=" (ge = 1): constant delay reads CONGESTED */
+  amcc_cumjitter_init (&c, 0);
+  c.ge = 1;
+  for (int i = 0; i < 10; i++)
+    amcc_cumjitter_add (&c, 0.0);
+  AMT_CHECK (amcc_cumjitter_assess (&c) == AMCC_CI_CONGESTED);
   /* eq. 19 */
   AMT_NEAR (amcc_ci_gamma (AMCC_CI_CONGESTED, 0.9, 0.2), 0.2, 0);
   AMT_NEAR (amcc_ci_gamma (AMCC_CI_UNLOADED, 0.9, 0.2), 0.9, 0);
@@ -419,6 +425,21 @@ test_rtt (void)
   AMT_CHECK (amcc_rtt_on_echo (&r, 61) == AMCC_ERR_PARAM);
   amcc_rtt_on_oneway (&r, NAN);
   AMT_CHECK (r.oneway_last == -2.0);
+  /* clamp (default 8x the last echo): a = 0.1 / 0.002 - 1 = 49 from a 2 ms one-way delay (clock
+   * offset); a 10 ms one-way delay then gives (1 + a) 0.01 = 0.5 s, 5x the echo: kept; 40 ms
+   * gives 2 s = 20x: clamped to 0.8 s; with clamp = 0 (the paper's literal eq. 8) it is 2 s */
+  amcc_rtt_init (&r, 0.5, 0.25);
+  AMT_NEAR (r.clamp, 8.0, 0);
+  amcc_rtt_on_oneway (&r, 0.002);
+  amcc_rtt_on_echo (&r, 0.1);
+  amcc_rtt_update (&r);
+  amcc_rtt_on_oneway (&r, 0.01);
+  AMT_NEAR (amcc_rtt_instant (&r), 0.5, 1e-12);
+  amcc_rtt_update (&r);
+  amcc_rtt_on_oneway (&r, 0.04);
+  AMT_NEAR (amcc_rtt_instant (&r), 0.8, 1e-12);
+  r.clamp = 0;
+  AMT_NEAR (amcc_rtt_instant (&r), 2.0, 1e-12);
 }
 
 /* eq. 9: A - LSR - DLSR in 16.16 seconds */

@@ -24,6 +24,10 @@ typedef struct amcc_asmp_params {
   double gamma_unloaded;     /* eq. 19 (0.9) */
   double gamma_congested;    /* eq. 19 (0.2) */
   double ci_margin_s;        /* eq. 18 margin, seconds (0) */
+  int ci_ge;                 /* eq. 18 as ">=" (0: strict ">", so constant delay is UNLOADED as the
+                                paper says; 1: spec/asmp.md's literal ">=") */
+  double rtt_clamp;          /* eq. 8 result kept within a factor of the last echoed RTT (8.0;
+                                0 = off, the paper's literal eq. 8; else >= 1) */
   double similarity;         /* feedback suppression: rates within this fraction are similar (0.02) */
   int suppress_if_lower;     /* 1: also suppress after hearing any lower rate (0, spec: similar only) */
   amcc_time receiver_timeout;/* sender expires a receiver silent this long (15 s = 3 x 5 s RTCP) */

@@ -5,7 +5,7 @@
  *   A_short > A_long + margin -> CONGESTED, else UNLOADED.
  * The paper's condition symbol is lost in the text; spec/asmp.md writes ">=". The paper's intent
  * ("UNLOADED: cumulative jitter has almost constant values") needs constant delay to read as
- * UNLOADED, which ">=" would not give, so the comparison is strict (see tests/cc/test_jitter.c). */
+ * UNLOADED, which ">=" would not give, so the comparison is strict by default ("ge" = 1 gives ">="; tests/cc/test_estimators.c). */
 #ifndef AMCC_JITTER_H
 #define AMCC_JITTER_H
 #include <stdint.h>
@@ -27,6 +27,7 @@ typedef struct amcc_cumjitter {
   uint64_t n_short;
   double last_short;     /* A_short used by the last assessment */
   double margin;         /* seconds A_short must exceed A_long by (default 0) */
+  int ge;                /* 1: eq. 18 as spec/asmp.md writes it, A_short >= A_long + margin (0) */
   amcc_ci_state state;
 } amcc_cumjitter;
 

@@ -22,6 +22,7 @@ typedef struct amcc_rtt_est {
   double echo_rtt;       /* latest echoed effective RTT (eq. 9) */
   int have_echo;
   double rtt;            /* smoothed t_RTT (eq. 11), 0 until the first update */
+  double clamp;          /* eq. 8 kept within [echo / clamp, echo * clamp] (8; 0 = off) */
   int have_rtt;
 } amcc_rtt_est;
 
