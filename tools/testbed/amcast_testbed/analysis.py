@@ -182,7 +182,7 @@ def _video(run, report="report"):
     rows = _csv(os.path.join(run, report, "receivers.csv"))
     res = {}
     for col in ("frame_loss_pct", "cumjitter_max_s", "delay_max_s", "psnr_mean_db_y", "mos_mean",
-                "mos5_pct"):
+                "mos5_pct", "mos4_pct", "mos3_pct", "mos2_pct", "mos1_pct"):
         xs = []
         for r in rows:
             try:
@@ -229,7 +229,9 @@ def summary_rows(run):
              f"{_fmt(max([r['delay_p99_ms'] for r in rx if r['delay_p99_ms']] or [None]) if rx else None, 0)} ms"),
             ("cumulative jitter, max", _fmt(v["cumjitter_max_s"], 3, " s")),
             ("PSNR Y mean (no play-out limit)", _fmt(v["psnr_mean_db_y"], 1, " dB")),
-            ("MOS mean / % frames MOS 5", f"{_fmt(v['mos_mean'], 2)} / {_fmt(v['mos5_pct'], 0, ' %')}")]
+            ("MOS mean / % frames MOS 5", f"{_fmt(v['mos_mean'], 2)} / {_fmt(v['mos5_pct'], 0, ' %')}"),
+            ("MOS distribution, % of frames 5/4/3/2/1",
+             "/".join(_fmt(v[f"mos{k}_pct"], 0) for k in (5, 4, 3, 2, 1)))]
     if vp:
         rows.append(("PSNR Y / MOS / MOS 5 % with 150 ms play-out",
                      f"{_fmt(vp['psnr_mean_db_y'], 1)} dB / {_fmt(vp['mos_mean'], 2)} / "
