@@ -279,7 +279,9 @@ void amcc_tfmcc_receiver_on_sender_info (struct amcc_tfmcc_receiver *rx, amcc_ti
     return;
   }
   arm_round_timer (rx, now);
-  /* suppression: someone reported a rate low enough, and R_max covers our RTT */
+  /* suppression: someone reported a rate low enough, and R_max covers our RTT. Known gap: RFC 4654
+   * 4.5 compares X_supp with X_fbr, the rate calculated at the start of the round (to avoid an
+   * implosion when rates change fast); the exact rule was not checked, the current rate is used */
   if (rx->report_due != AMCC_TIME_NONE && info->has_supp && info->x_supp_bps < rate &&
       rx->r_max_s >= amcc_tfmcc_receiver_rtt (rx))
     cancel_unless_clr (rx);
