@@ -31,7 +31,7 @@ enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP,
   PROP_PROTOCOL, PROP_INITIAL_BITRATE, PROP_MIN_BITRATE, PROP_MAX_BITRATE,
   PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_TRACE_DIR, PROP_SDP_FILE,
-  PROP_STATS, N_PROPS
+  PROP_STATS, PROP_RECEIVER_TIMEOUT, N_PROPS
 };
 static GParamSpec *props[N_PROPS];
 
@@ -46,7 +46,7 @@ struct _GstAsmpSink {
   GstAmProtocol protocol;
   guint initial_bps, min_bps, max_bps, target_bps;
   GstElement *encoder_prop;
-  guint rtcp_interval_ms;
+  guint rtcp_interval_ms, receiver_timeout_ms;
   gchar *trace_dir, *sdp_file;
 
   GstAmCcSender *cc;
@@ -273,8 +273,10 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
   arm_early_locked (self);
   g_mutex_unlock (&self->lock);
   /* rtpsession sends it as soon as RTCP timing rules allow (RFC 4585 early feedback) */
-  if (self->session)
+  if (self->session) {
     g_signal_emit_by_name (self->session, "send-rtcp-full", (guint64) 0, &ok);
+    GST_DEBUG_OBJECT (self, "early RTCP for the sender APP %s", ok ? "scheduled" : "refused");
+  }
   return TRUE;
 }
 
@@ -327,6 +329,9 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
     case PROP_RTCP_INTERVAL:
       self->rtcp_interval_ms = g_value_get_uint (value);
       break;
+    case PROP_RECEIVER_TIMEOUT:
+      self->receiver_timeout_ms = g_value_get_uint (value);
+      break;
     case PROP_TRACE_DIR:
       g_free (self->trace_dir);
       self->trace_dir = g_value_dup_string (value);
@@ -348,9 +353,10 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
       target_changed (self, bps, kind);
     return;
   }
-  if (prop_id == PROP_RTCP_INTERVAL)
-    gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
   g_mutex_unlock (&self->lock);
+  /* outside our lock: rtpsession takes its own (lock order: session, then ours) */
+  if (prop_id == PROP_RTCP_INTERVAL)
+    gst_am_set_rtcp_interval (self->rtpbin, g_value_get_uint (value));
 }
 
 static void
@@ -375,6 +381,7 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_object (value, self->encoder_prop ? self->encoder_prop : self->enc.encoder);
       break;
     case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
+    case PROP_RECEIVER_TIMEOUT: g_value_set_uint (value, self->receiver_timeout_ms); break;
     case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
     case PROP_SDP_FILE: g_value_set_string (value, self->sdp_file); break;
     case PROP_STATS:
@@ -420,6 +427,7 @@ start_locked (GstAsmpSink * self)
   cfg.min_bps = self->min_bps;
   cfg.max_bps = self->max_bps;
   cfg.rtcp_interval_ms = self->rtcp_interval_ms;
+  cfg.receiver_timeout_ms = self->receiver_timeout_ms;
   self->cc = gst_am_cc_sender_new (&cfg, gst_am_now ());
   if (!self->cc) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT, (NULL), ("lib/cc rejected the parameters"));
@@ -647,6 +655,10 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
   props[PROP_RTCP_INTERVAL] = g_param_spec_uint ("rtcp-interval", "RTCP interval",
       "Minimum RTCP interval (ms), given to rtpsession's rtcp-min-interval; stats are "
       "posted once per RTCP packet", 1, 600000, GST_AM_DEFAULT_RTCP_INTERVAL_MS, rw_ready);
+  props[PROP_RECEIVER_TIMEOUT] = g_param_spec_uint ("receiver-timeout", "Receiver timeout",
+      "ASMP: a receiver silent this long (ms; no RR, no report) no longer holds the rate down; "
+      "0 = 3 x rtcp-interval. Raise it when receivers use a longer RTCP interval (large "
+      "groups)", 0, G_MAXUINT, 0, rw_ready);
   props[PROP_TRACE_DIR] = g_param_spec_string ("trace-dir", "Trace directory",
       "Directory for sd.txt and rate.csv (docs/run-directory.md); NULL: no traces", NULL,
       rw_ready);

@@ -76,8 +76,10 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
     self->last_early = gst_am_now ();
   }
   g_mutex_unlock (&self->lock);
-  if (mine && self->session)
+  if (mine && self->session) {
     g_signal_emit_by_name (self->session, "send-rtcp-full", (guint64) 0, &ok);
+    GST_DEBUG_OBJECT (self, "early RTCP for our report %s", ok ? "scheduled" : "refused");
+  }
   return TRUE;
 }
 
@@ -253,11 +255,9 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
       break;
     case PROP_RTCP_INTERVAL:
       self->rtcp_interval_ms = g_value_get_uint (value);
-      gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
       break;
     case PROP_LATENCY:
       self->latency_ms = g_value_get_uint (value);
-      g_object_set (self->rtpbin, "latency", self->latency_ms, NULL);
       break;
     case PROP_TRACE_DIR:
       g_free (self->trace_dir);
@@ -268,6 +268,11 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
       break;
   }
   g_mutex_unlock (&self->lock);
+  /* outside our lock: rtpsession takes its own (lock order: session, then ours) */
+  if (prop_id == PROP_RTCP_INTERVAL)
+    gst_am_set_rtcp_interval (self->rtpbin, g_value_get_uint (value));
+  else if (prop_id == PROP_LATENCY)
+    g_object_set (self->rtpbin, "latency", g_value_get_uint (value), NULL);
 }
 
 static void

@@ -190,7 +190,8 @@ gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now)
     p.min_rate_bps = cfg->min_bps;
     p.max_rate_bps = cfg->max_bps;
     /* a receiver is gone after 3 silent RTCP intervals (spec: "e.g. after 3 intervals") */
-    p.receiver_timeout = (gint64) MAX (cfg->rtcp_interval_ms, 1) * 3 * GST_MSECOND;
+    p.receiver_timeout = (gint64) (cfg->receiver_timeout_ms ? cfg->receiver_timeout_ms
+        : MAX (cfg->rtcp_interval_ms, 1) * 3) * GST_MSECOND;
     s->asmp = amcc_asmp_sender_new (&p, now);
   }
   if (!s->asmp && !s->tfmcc) {

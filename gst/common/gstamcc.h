@@ -14,6 +14,7 @@ typedef struct {
   GstAmProtocol protocol;
   guint initial_bps, min_bps, max_bps;
   guint rtcp_interval_ms;
+  guint receiver_timeout_ms;      /* sender: forget silent receivers; 0 = 3 RTCP intervals */
   guint clock_rate;               /* receiver: RTP clock rate of the stream */
 } GstAmCcConfig;
 

@@ -34,7 +34,7 @@ on_target (GObject * o, GParamSpec * p, Fixture * f)
 }
 
 static void
-fixture_init (Fixture * f, const gchar * protocol)
+fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms)
 {
   GstElement *rtpbin;
 
@@ -47,7 +47,8 @@ fixture_init (Fixture * f, const gchar * protocol)
   f->sink = gst_element_factory_make ("asmpsink", NULL);
   fail_unless (f->sink != NULL, "asmpsink not found (GST_PLUGIN_PATH?)");
   gst_util_set_object_arg (G_OBJECT (f->sink), "protocol", protocol);
-  g_object_set (f->sink, "address", "127.0.0.1", "port", f->port, "rtcp-interval", 100,
+  g_object_set (f->sink, "address", "127.0.0.1", "port", f->port, "rtcp-interval",
+      rtcp_interval_ms,
       "initial-bitrate", 500000, "min-bitrate", 50000, "max-bitrate", 4000000, NULL);
   f->bus = gst_bus_new ();
   gst_element_set_bus (f->sink, f->bus);
@@ -64,6 +65,12 @@ fixture_init (Fixture * f, const gchar * protocol)
   gst_harness_set_src_caps_str (f->h, "application/x-rtp,media=video,clock-rate=90000,"
       "encoding-name=H264,payload=96,ssrc=(uint)287454020");
   gst_harness_play (f->h);
+}
+
+static void
+fixture_init (Fixture * f, const gchar * protocol)
+{
+  fixture_init_iv (f, protocol, 100);
 }
 
 static void
@@ -325,7 +332,8 @@ GST_START_TEST (test_echo_bounded_by_rtcp_mtu)
   GHashTable *seen = g_hash_table_new (NULL, NULL);
   guint rounds;
 
-  fixture_init (&f, "asmp");
+  /* receivers expire after 3 RTCP intervals of wall time: make that longer than the test */
+  fixture_init_iv (&f, "asmp", 20000);
   push_rtp (&f, TRUE);
   gst_buffer_unref (next_sr (&f));
   for (i = 0; i < receivers; i++)
@@ -376,6 +384,76 @@ GST_START_TEST (test_tfmcc_sender_app)
 }
 GST_END_TEST;
 
+/* Bad settings fail the state change with an error that says what is wrong. */
+GST_START_TEST (test_bad_settings_clear_error)
+{
+  GstElement *sink;
+  GstBus *bus = gst_bus_new ();
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  sink = gst_element_factory_make ("asmpsink", NULL);
+  gst_element_set_bus (sink, bus);
+  g_object_set (sink, "address", "127.0.0.1", "port", amt_free_port_pair (),
+      "min-bitrate", 600000, "initial-bitrate", 500000, NULL);
+  fail_unless_equals_int (gst_element_set_state (sink, GST_STATE_READY),
+      GST_STATE_CHANGE_FAILURE);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (dbg && strstr (dbg, "min-bitrate") != NULL, "%s", dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (m);
+  gst_element_set_state (sink, GST_STATE_NULL);
+  g_object_set (sink, "min-bitrate", 64000, "trace-dir", "/proc/self/no/such/dir", NULL);
+  fail_unless_equals_int (gst_element_set_state (sink, GST_STATE_READY),
+      GST_STATE_CHANGE_FAILURE);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (dbg && strstr (dbg, "/proc/self/no/such/dir") != NULL, "%s", dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (m);
+  gst_element_set_state (sink, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (bus);
+}
+GST_END_TEST;
+
+/* Both elements go up and down repeatedly (sockets, traces and lib/cc state are rebuilt). */
+GST_START_TEST (test_state_cycles)
+{
+  gchar *dir = g_dir_make_tmp ("amcycle-XXXXXX", NULL);
+  gint port = amt_free_port_pair (), i;
+  GstElement *sink = gst_element_factory_make ("asmpsink", NULL);
+  GstElement *src = gst_element_factory_make ("asmpsrc", NULL);
+  gchar *sd, *rd;
+
+  g_object_set (sink, "address", "127.0.0.1", "port", port, "trace-dir", dir, NULL);
+  g_object_set (src, "address", "127.0.0.1", "port", amt_free_port_pair (), "trace-dir", dir,
+      NULL);
+  for (i = 0; i < 3; i++) {
+    fail_unless (gst_element_set_state (sink, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    fail_unless (gst_element_set_state (src, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    fail_unless_equals_int (gst_element_set_state (sink, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+    fail_unless_equals_int (gst_element_set_state (src, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  sd = g_build_filename (dir, "rate.csv", NULL);
+  rd = g_build_filename (dir, "stats.csv", NULL);
+  fail_unless (g_file_test (sd, G_FILE_TEST_EXISTS) && g_file_test (rd, G_FILE_TEST_EXISTS));
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  g_free (sd);
+  g_free (rd);
+  g_free (dir);                 /* the temporary files stay for inspection in /tmp */
+}
+GST_END_TEST;
+
 static Suite *
 asmpsink_suite (void)
 {
@@ -388,6 +466,8 @@ asmpsink_suite (void)
   tcase_add_test (tc, test_malformed_app_counted_and_ignored);
   tcase_add_test (tc, test_echo_bounded_by_rtcp_mtu);
   tcase_add_test (tc, test_tfmcc_sender_app);
+  tcase_add_test (tc, test_bad_settings_clear_error);
+  tcase_add_test (tc, test_state_cycles);
   return s;
 }
 
