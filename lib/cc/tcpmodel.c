@@ -143,10 +143,12 @@ amcc_vegas_loss_rate (double p, double rtt_s, double delta_s, double alpha, doub
   double lw = log2 (w);     /* base 2: Vegas slow start doubles every other RTT */
   double big_n = 2.0 * lw + (n + 1.0) * q / (p * w) + (1.0 + n / 4.0) * w / 8.0 + 9.0 * n / 8.0
       - 11.0 / 4.0 + (4.0 - 2.0 * lw) / w;
-  double denom = big_n * rtt_s + to_s;
-  if (!(denom > 0) || !isfinite (denom))
+  double num = (n + 1.0) * (q / p + w), denom = big_n * rtt_s + to_s;
+  if (!isfinite (num) || !isfinite (denom))
+    return clamp_rate (w / rtt_s);      /* p too small for doubles: the p -> 0 limit of eq. 3 */
+  if (!(denom > 0))
     return 0.0;
-  return clamp_rate ((n + 1.0) * (q / p + w) / denom);
+  return clamp_rate (num / denom);
 }
 
 /* AVMRC 3.1: positive root of p = 32 / (7 W^2 - 36 W + 32) */

@@ -105,6 +105,10 @@ test_vegas_hand (void)
   /* p -> 0 stays finite and tends to the loss-free regime from below */
   double tiny = amcc_vegas_loss_rate (1e-12, 0.1, 0.025, 4, 4, 0.4);
   AMT_CHECK (isfinite (tiny) && tiny > 134.8);
+  /* ... all the way down: a subnormal p overflows (1-p)/p; eq. 3 then tends to W / RTT =
+   * 16 / 0.1 = 160 pkt/s (N ~ (n+1)/(p W)), not to 0 */
+  AMT_NEAR (amcc_vegas_loss_rate (1e-310, 0.1, 0.025, 4, 4, 0.4), 160.0, 1e-6);
+  AMT_NEAR (amcc_vegas_loss_rate (4.9e-324, 0.1, 0.025, 4, 4, 0.4), 160.0, 1e-6);
   /* W <= 1 guard: W = 0.1*0.2/(2*0.1) = 0.1 is raised to 1: p_to = 1, n = 0,
    * N = 0 + 0.99/0.01 + 1/8 - 11/4 + 4 = 100.375; Lambda = (99 + 1)/(10.0375 + 0.4) = 9.580838 */
   AMT_NEAR (amcc_vegas_loss_rate (0.01, 0.1, 0.1, 0.1, 0.1, 0.4), 9.5808383, 1e-6);
