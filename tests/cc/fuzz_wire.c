@@ -1,0 +1,230 @@
+/* fuzz_wire.c - libFuzzer harness for every lib/cc decoder and the state machines they feed.
+ * Built only when the compiler supports -fsanitize=fuzzer (clang); not a registered test. Run:
+ *   /tmp/build-clang/tests/cc/fuzz_wire -max_total_time=300 [corpus-dir]
+ * The first input byte picks a target:
+ *   0: every decoder on the rest (APP framing, compound walk, ASMP report/echo, TFMCC sender
+ *      fields/report, raw and as APP packets); whatever decodes must re-encode and decode to the
+ *      same value;
+ *   1: an ASMP receiver and sender driven by records (RTP packets with arbitrary timestamps and
+ *      send times, reports, echoes) with a monotone clock;
+ *   2: a TFMCC receiver and sender driven the same way, sender fields and reports going
+ *      through the decoders.
+ * Invariants: no sanitizer report, rates finite and >= 0, RTTs finite. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "amcc/asmp.h"
+#include "amcc/rtcp_app.h"
+#include "amcc/tcpmodel.h"
+#include "amcc/tfmcc.h"
+
+#define REQUIRE(c) do { if (!(c)) { fprintf (stderr, "invariant failed: %s (%s:%d)\n", #c, \
+      __FILE__, __LINE__); abort (); } } while (0)
+
+typedef struct { const uint8_t *p; size_t n; } src;
+
+static uint64_t
+take (src *s, int bytes)
+{
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; i++) {
+    v = (v << 8) | (s->n ? *s->p : 0);
+    if (s->n) {
+      s->p++;
+      s->n--;
+    }
+  }
+  return v;
+}
+
+static void
+decoders (const uint8_t *d, size_t n)
+{
+  amcc_rtcp_app app;
+  if (amcc_rtcp_app_parse (d, n, &app) == AMCC_OK)
+    REQUIRE (app.data >= d && app.data + app.data_len <= d + n && app.packet_len <= n);
+  if (amcc_rtcp_app_find (d, n, "ASMP", -1, &app) == AMCC_OK)
+    REQUIRE (app.data >= d && app.data + app.data_len <= d + n);
+
+  amcc_asmp_report r, r2;
+  uint8_t buf[AMCC_RTCP_MAX_PACKET];
+  size_t w = 0;
+  if (amcc_asmp_report_decode (d, n, &r) == AMCC_OK) {
+    REQUIRE (r.rate_bps > 0 && isfinite (r.rate_bps) && r.loss >= 0 && r.loss <= 1);
+    REQUIRE (amcc_asmp_report_encode (&r, buf, sizeof buf, &w) == AMCC_OK && w == n);
+    REQUIRE (memcmp (buf, d, n) == 0);
+    REQUIRE (amcc_asmp_report_decode (buf, w, &r2) == AMCC_OK);
+  }
+  amcc_asmp_echo_entry e[64];
+  size_t ne = 64;
+  if (amcc_asmp_echo_decode (d, n, e, &ne) == AMCC_OK) {
+    REQUIRE (ne <= 64);
+    REQUIRE (amcc_asmp_echo_encode (e, ne, buf, sizeof buf, &w) == AMCC_OK && w == n);
+    REQUIRE (memcmp (buf, d, n) == 0);
+    for (size_t i = 0; i < ne; i++) {
+      amcc_time rtt = 0;
+      REQUIRE (amcc_asmp_echo_lookup (d, n, e[i].ssrc, &rtt) == AMCC_OK && rtt > 0);
+    }
+  }
+  amcc_time rtt;
+  (void) amcc_asmp_echo_lookup (d, n, n >= 8 ? (uint32_t) d[4] << 24 | d[5] << 16 | d[6] << 8 | d[7] : 0, &rtt);
+
+  struct amcc_tfmcc_sender_info si, si2;
+  struct amcc_tfmcc_report rp, rp2;
+  uint32_t ssrc;
+  if (amcc_tfmcc_sender_info_decode (&si, d, n) >= 0) {
+    REQUIRE (isfinite (si.rate_bps) && si.rate_bps > 0);
+    int m = amcc_tfmcc_sender_info_encode (&si, buf, sizeof buf);
+    REQUIRE (m == (int) n && memcmp (buf, d, n) == 0);
+    REQUIRE (amcc_tfmcc_sender_info_decode (&si2, buf, (size_t) m) == m);
+  }
+  if (amcc_tfmcc_report_decode (&rp, d, n) >= 0) {
+    REQUIRE (isfinite (rp.rate_bps) && rp.rate_bps >= 0);
+    int m = amcc_tfmcc_report_encode (&rp, buf, sizeof buf);
+    REQUIRE (m == (int) n && memcmp (buf, d, n) == 0);
+    REQUIRE (amcc_tfmcc_report_decode (&rp2, buf, (size_t) m) == m);
+  }
+  int m = amcc_tfmcc_sender_info_read_app (&si, &ssrc, d, n);
+  REQUIRE (m < 0 || (size_t) m <= n);
+  m = amcc_tfmcc_report_read_app (&rp, &ssrc, d, n);
+  REQUIRE (m < 0 || (size_t) m <= n);
+  (void) amcc_tfmcc_sender_info_find_app (&si, &ssrc, d, n);
+  (void) amcc_tfmcc_report_find_app (&rp, &ssrc, d, n);
+}
+
+static void
+asmp (src *s)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  amcc_asmp_receiver_init (&rx, &p, (uint32_t) take (s, 1) % 2 ? 90000 : 8000);
+  amcc_asmp_sender *tx = amcc_asmp_sender_new (&p, 0);
+  amcc_time now = (amcc_time) (take (s, 5));     /* any start up to ~12 days */
+  while (s->n > 0) {
+    uint8_t op = (uint8_t) take (s, 1);
+    now += (amcc_time) take (s, 3) * 1000;       /* 0 .. 16.7 s steps */
+    switch (op % 5) {
+      case 0:
+      case 1: {
+        uint16_t seq = (uint16_t) take (s, 2);
+        uint32_t ts = (uint32_t) take (s, 4);
+        int64_t st = (int64_t) take (s, 8);       /* arbitrary send time, NONE included */
+        (void) amcc_asmp_receiver_on_rtp (&rx, now, seq, ts, op % 2 ? st : AMCC_TIME_NONE,
+            (uint32_t) take (s, 2));
+        break;
+      }
+      case 2: {
+        amcc_asmp_report r;
+        amcc_asmp_receiver_make_report (&rx, now, &r);
+        REQUIRE (isfinite (r.rate_bps) && r.rate_bps > 0 && isfinite (r.rtt_s) && r.rtt_s > 0);
+        REQUIRE (r.loss >= 0 && r.loss <= 1);
+        uint8_t buf[AMCC_ASMP_REPORT_LEN];
+        size_t w;
+        amcc_asmp_report back;
+        if (amcc_asmp_report_encode (&r, buf, sizeof buf, &w) == AMCC_OK
+            && amcc_asmp_report_decode (buf, w, &back) == AMCC_OK)
+          (void) amcc_asmp_sender_on_report (tx, now, (uint32_t) take (s, 1), &back);
+        break;
+      }
+      case 3:
+        (void) amcc_asmp_receiver_on_rtt_echo (&rx, now, (amcc_time) take (s, 8));
+        (void) amcc_asmp_sender_on_report_block (tx, now, (uint32_t) take (s, 1),
+            (amcc_time) take (s, 5));
+        break;
+      default: {
+        double rate = amcc_asmp_sender_rate (tx, now);
+        REQUIRE (isfinite (rate) && rate >= p.min_rate_bps && rate <= p.max_rate_bps);
+        amcc_asmp_echo_entry e[4];
+        (void) amcc_asmp_sender_fill_echo (tx, now, e, 4);
+        (void) amcc_asmp_receiver_on_peer_report (&rx, now, (double) take (s, 4));
+        (void) amcc_asmp_receiver_schedule (&rx, now, (amcc_time) take (s, 5),
+            (uint32_t) take (s, 2), (double) take (s, 1) / 256.0);
+        break;
+      }
+    }
+  }
+  amcc_asmp_sender_free (tx);
+}
+
+static void
+tfmcc (src *s)
+{
+  struct amcc_tfmcc_params p;
+  amcc_tfmcc_params_init (&p);
+  struct amcc_tfmcc_receiver rx;
+  amcc_time now = (amcc_time) take (s, 5);
+  amcc_tfmcc_receiver_init (&rx, &p, 7, now);
+  struct amcc_tfmcc_sender *tx = amcc_tfmcc_sender_new (&p, now);
+  uint8_t buf[64];
+  while (s->n > 0) {
+    uint8_t op = (uint8_t) take (s, 1);
+    now += (amcc_time) take (s, 3) * 1000;
+    switch (op % 5) {
+      case 0:
+      case 1:
+        amcc_tfmcc_receiver_on_rtp (&rx, now, (uint16_t) take (s, 2), (size_t) take (s, 2),
+            op % 2, (uint32_t) take (s, 4));
+        break;
+      case 2: {              /* sender fields: the real ones, or fuzz bytes through the decoder */
+        struct amcc_tfmcc_sender_info si;
+        if (op & 0x80) {
+          for (unsigned i = 0; i < AMCC_TFMCC_SENDER_INFO_LEN; i++)
+            buf[i] = (uint8_t) take (s, 1);
+          buf[0] = AMCC_TFMCC_WIRE_VERSION;
+          buf[1] &= 0xf0;
+          if (amcc_tfmcc_sender_info_decode (&si, buf, AMCC_TFMCC_SENDER_INFO_LEN) < 0)
+            break;
+        } else {
+          amcc_tfmcc_sender_fill_info (tx, now, &si);
+        }
+        amcc_tfmcc_receiver_on_sender_info (&rx, now, &si, (double) take (s, 2) / 65535.0);
+        break;
+      }
+      case 3: {
+        struct amcc_tfmcc_report r;
+        if (op & 0x80) {
+          for (unsigned i = 0; i < AMCC_TFMCC_REPORT_LEN; i++)
+            buf[i] = (uint8_t) take (s, 1);
+          buf[0] = AMCC_TFMCC_WIRE_VERSION;
+          buf[1] &= 0xf0;
+          if (amcc_tfmcc_report_decode (&r, buf, AMCC_TFMCC_REPORT_LEN) < 0)
+            break;
+        } else {
+          amcc_tfmcc_receiver_make_report (&rx, now, &r);
+        }
+        amcc_tfmcc_sender_on_report (tx, now, (uint32_t) take (s, 1), &r);
+        break;
+      }
+      default: {
+        double x = amcc_tfmcc_sender_rate (tx, now);
+        REQUIRE (isfinite (x) && x > 0);
+        REQUIRE (isfinite (amcc_tfmcc_receiver_rate (&rx)) && amcc_tfmcc_receiver_rate (&rx) >= 0);
+        REQUIRE (isfinite (amcc_tfmcc_receiver_rtt (&rx)) && amcc_tfmcc_receiver_rtt (&rx) > 0);
+        (void) amcc_tfmcc_sender_pacing_interval (tx, now, (size_t) take (s, 2));
+        if (op & 0x80)
+          amcc_tfmcc_sender_on_bye (tx, now, (uint32_t) take (s, 1));
+        break;
+      }
+    }
+  }
+  amcc_tfmcc_sender_free (tx);
+}
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  if (size == 0)
+    return 0;
+  src s = { data + 1, size - 1 };
+  switch (data[0] % 3) {
+    case 0: decoders (data + 1, size - 1); break;
+    case 1: asmp (&s); break;
+    default: tfmcc (&s); break;
+  }
+  return 0;
+}
