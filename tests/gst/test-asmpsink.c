@@ -46,6 +46,7 @@ fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms)
   fail_unless (f->port > 0);
   f->sink = gst_element_factory_make ("asmpsink", NULL);
   fail_unless (f->sink != NULL, "asmpsink not found (GST_PLUGIN_PATH?)");
+  gst_object_ref_sink (f->sink);        /* ours; the harness takes its own ref */
   gst_util_set_object_arg (G_OBJECT (f->sink), "protocol", protocol);
   g_object_set (f->sink, "address", "127.0.0.1", "port", f->port, "rtcp-interval",
       rtcp_interval_ms,
@@ -83,7 +84,10 @@ fixture_clear (Fixture * f)
   fail_unless_equals_int (c.warnings, 0);
   fail_unless_equals_int (f->collisions, 0);
   fail_unless (c.named > 0, "no asmpsink-stats message");
+  /* drop messages posted from now on: they hold refs to the element */
+  gst_bus_set_flushing (f->bus, TRUE);
   gst_harness_teardown (f->h);
+  gst_object_unref (f->sink);
   gst_object_unref (f->bus);
   g_async_queue_unref (f->rtcp_out);
   g_async_queue_unref (f->rtcp_in);

@@ -41,6 +41,7 @@ fixture_init (Fixture * f, const gchar * protocol)
   fail_unless (f->port > 0);
   f->src = gst_element_factory_make ("asmpsrc", NULL);
   fail_unless (f->src != NULL, "asmpsrc not found (GST_PLUGIN_PATH?)");
+  gst_object_ref_sink (f->src);        /* ours; the harness takes its own ref */
   gst_util_set_object_arg (G_OBJECT (f->src), "protocol", protocol);
   g_object_set (f->src, "address", "127.0.0.1", "port", f->port, "rtcp-interval", 100, NULL);
   f->bus = gst_bus_new ();
@@ -71,7 +72,10 @@ fixture_clear (Fixture * f)
   fail_unless_equals_int (c.warnings, 0);
   fail_unless_equals_int (f->collisions, 0);
   fail_unless (c.named > 0, "no asmpsrc-stats message");
+  /* drop messages posted from now on: they hold refs to the element */
+  gst_bus_set_flushing (f->bus, TRUE);
   gst_harness_teardown (f->h);
+  gst_object_unref (f->src);
   gst_object_unref (f->bus);
   g_async_queue_unref (f->rtcp_out);
   g_async_queue_unref (f->rtcp_in);
