@@ -23,6 +23,7 @@ import csv
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -308,6 +309,10 @@ def main():
     finally:
         left = leftover_namespaces(prefix)
         check(not left, f'no namespace left behind ({left})')
+    if failures:
+        print(f'# kept for inspection: {run} (re-check: {sys.argv[0]} --evaluate {run})')
+    else:
+        shutil.rmtree(run, ignore_errors=True)
     print(f'# amtest: checks={checks} failures={failures}')
     return 1 if failures else 0
 
