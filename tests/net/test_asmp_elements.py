@@ -240,7 +240,8 @@ def evaluate(run, s):
               f'(want >= {want:.0f} of {sent_frames} sent)')
     # leave: expiry (3 RTCP intervals or BYE), then growth of one packet per RTT per report
     interval = RTCP_MS / 1000 * RTCP_JITTER
-    expiry = EXPIRY_INTERVALS * interval
+    # rate.csv gets a row per sender RTCP packet: the drop shows up to one interval later
+    expiry = (EXPIRY_INTERVALS + 1) * interval
     nrx = [(tt, int(float(r['receivers']))) for tt, r in zip(tr, rates)
            if r.get('receivers') not in (None, '')]
     before = [k for tt, k in nrx if w0 <= tt < w1]
