@@ -13,7 +13,7 @@ One sender (x264enc, live source, tools/testbed/amcast-node) and three receivers
   - the fast receivers follow the group rate: they get what was sent (their paths have no
     bottleneck) and no more than the bottleneck lets through;
   - every receiver decodes a share of the frames sent while it was there;
-  - when the slow receiver leaves, the sender drops it within the expiry bound (3 RTCP
+  - when the slow receiver leaves, the sender drops it within the expiry bound (3+1 RTCP
     intervals, ASMP spec) and from then the target rises above SLOW_RATE for good within a bound
     derived from the RTCP interval, the packet size and the RTT (one packet per RTT per report);
   - no bus errors, no SSRC collisions, clean exits, no namespace left.
