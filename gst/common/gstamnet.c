@@ -152,7 +152,7 @@ gst_am_rtcp_first_ssrc (GstBuffer * buf)
   /* every RTCP packet type starts with the sender's SSRC at offset 4 */
   if (gst_buffer_extract (buf, 0, b, 8) != 8 || (b[0] >> 6) != 2)
     return 0;
-  return GST_READ_UINT32_BE (b + 4);
+  return gst_am_be32 (b + 4);
 }
 
 gint64
@@ -223,12 +223,12 @@ gst_am_rtp_read (GstBuffer * buf, GstAmRtpInfo * info)
   if (gst_rtp_buffer_get_extension_onebyte_header (&rtp, GST_AM_EXT_ID_NTP64, 0,
           &data, &size) && size == 8) {
     info->has_send_time = TRUE;
-    info->send_time_ns = gst_am_unix_ns_from_ntp64 (GST_READ_UINT64_BE (data));
+    info->send_time_ns = gst_am_unix_ns_from_ntp64 (gst_am_be64 (data));
   }
   if (gst_rtp_buffer_get_extension_onebyte_header (&rtp, GST_AM_EXT_ID_EXTSEQ, 0,
           &data, &size) && size == 4) {
     info->has_extseq = TRUE;
-    info->extseq = GST_READ_UINT32_BE (data);
+    info->extseq = gst_am_be32 (data);
   }
   gst_rtp_buffer_unmap (&rtp);
   return TRUE;

@@ -7,6 +7,20 @@
 
 G_BEGIN_DECLS
 
+/* Big-endian reads from network bytes at any alignment (GST_READ_UINT*_BE do unaligned
+ * word loads on x86, which UBSan reports). */
+static inline guint32
+gst_am_be32 (const guint8 * p)
+{
+  return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) | ((guint32) p[2] << 8) | p[3];
+}
+
+static inline guint64
+gst_am_be64 (const guint8 * p)
+{
+  return ((guint64) gst_am_be32 (p) << 32) | gst_am_be32 (p + 4);
+}
+
 #define GST_AM_DEFAULT_ADDRESS "239.1.2.3"
 #define GST_AM_DEFAULT_PORT 5004
 #define GST_AM_DEFAULT_RTCP_INTERVAL_MS 1000

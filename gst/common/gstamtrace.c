@@ -211,7 +211,7 @@ gst_am_h264_payload_type (const guint8 * p, gsize len)
     return nal_type (p[0], p + 1, len - 1);
   if (t == 24) {                /* STAP-A: 16-bit size + NAL, repeated */
     for (off = 1; off + 2 < len;) {
-      gsize n = GST_READ_UINT16_BE (p + off);
+      gsize n = ((gsize) p[off] << 8) | p[off + 1];
       off += 2;
       if (n == 0 || n > len - off)
         break;
