@@ -94,6 +94,8 @@ target_changed (GstAsmpSink * self, guint bps, GstAmEncKind kind)
             gst_structure_new ("asmpsink-bitrate", "bitrate", G_TYPE_UINT, bps, NULL)));
 }
 
+static void attach_encoder (GstAsmpSink * self);
+
 /* ---- RTP leaving rtpbin: sender stamps, sd.txt, byte counts ---- */
 static void
 process_rtp (GstAsmpSink * self, GstBuffer * buf, gint64 now)
@@ -157,6 +159,9 @@ rtp_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       gst_am_send_trace_reset (&self->send_trace, gst_am_codec_from_caps (caps));
       g_mutex_unlock (&self->lock);
       write_sdp (self, caps);
+      /* linked after READY->PAUSED (dynamic pipeline): look for the encoder now */
+      if (!self->enc.encoder)
+        attach_encoder (self);
     } else if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS) {
       g_mutex_lock (&self->lock);
       gst_am_trace_flush (self->sd);
