@@ -80,16 +80,24 @@ gst_am_rtcp_walk (GstBuffer * buf, const GstAmRtcpVisitor * v, gpointer u)
   return TRUE;
 }
 
+/* An APP may go into a compound packet that starts with SR or RR (RFC 3550 6.1) and has no
+ * BYE (the BYE must stay last). */
 static gboolean
 starts_with_report (GstRTCPBuffer * rtcp)
 {
   GstRTCPPacket pkt;
   GstRTCPType t;
+  gboolean more;
 
   if (!gst_rtcp_buffer_get_first_packet (rtcp, &pkt))
     return FALSE;
   t = gst_rtcp_packet_get_type (&pkt);
-  return t == GST_RTCP_TYPE_SR || t == GST_RTCP_TYPE_RR;
+  if (t != GST_RTCP_TYPE_SR && t != GST_RTCP_TYPE_RR)
+    return FALSE;
+  for (more = TRUE; more; more = gst_rtcp_packet_move_to_next (&pkt))
+    if (gst_rtcp_packet_get_type (&pkt) == GST_RTCP_TYPE_BYE)
+      return FALSE;
+  return TRUE;
 }
 
 gsize

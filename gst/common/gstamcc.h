@@ -30,7 +30,8 @@ typedef struct {
 
 /* ---- RTCP helpers (exposed for tests) ---- */
 /* Appends an APP packet (payload len a multiple of 4) to a compound RTCP buffer if the buffer's
- * first packet is an SR or RR and it fits in the buffer's allocated size (the RTCP MTU). */
+ * first packet is an SR or RR, it holds no BYE (which must stay last) and the APP fits in the
+ * buffer's allocated size (the RTCP MTU). */
 gboolean gst_am_rtcp_append_app (GstBuffer * buf, guint8 subtype, guint32 ssrc,
     const gchar name[4], const guint8 * data, gsize len);
 /* Bytes of APP payload that still fit after the packets already in buf (0 if none or if the

@@ -153,6 +153,17 @@ GST_START_TEST (test_app_append_respects_mtu)
   fail_unless_equals_int (gst_am_rtcp_app_room (b), 0);
   fail_if (gst_am_rtcp_append_app (b, 1, 1, "TEST", data, 8));
   gst_buffer_unref (b);
+
+  /* nor after a BYE: the BYE stays last */
+  b = gst_rtcp_buffer_new (1400);
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_BYE, &pkt));
+  gst_rtcp_packet_bye_add_ssrc (&pkt, 5);
+  gst_rtcp_buffer_unmap (&rtcp);
+  fail_unless_equals_int (gst_am_rtcp_app_room (b), 0);
+  fail_if (gst_am_rtcp_append_app (b, 1, 1, "TEST", data, 8));
+  gst_buffer_unref (b);
 }
 GST_END_TEST;
 
@@ -188,10 +199,12 @@ GST_START_TEST (test_rtcp_walk_fuzz)
   gst_rtcp_packet_sr_set_sender_info (&pkt, 1, 2, 3, 4, 5);
   gst_rtcp_packet_add_rb (&pkt, 9, 0, 0, 0, 0, 0, 0);
   gst_rtcp_packet_add_rb (&pkt, 10, 0, 0, 0, 0, 0, 0);
+  gst_rtcp_buffer_unmap (&rtcp);
+  fail_unless (gst_am_rtcp_append_app (b, 2, 1, "ASMP", app, sizeof (app)));
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
   gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_BYE, &pkt);
   gst_rtcp_packet_bye_add_ssrc (&pkt, 77);
   gst_rtcp_buffer_unmap (&rtcp);
-  fail_unless (gst_am_rtcp_append_app (b, 2, 1, "ASMP", app, sizeof (app)));
   fail_unless (gst_am_rtcp_walk (b, &v, &seen));
   fail_unless_equals_int (seen.srs, 1);
   fail_unless_equals_int (seen.blocks, 2);
