@@ -388,6 +388,38 @@ GST_START_TEST (test_tfmcc_sender_app)
 }
 GST_END_TEST;
 
+/* TFMCC needs its sender fields more often than regular RTCP. With a 20 s RTCP interval the
+ * next regular packet comes at least 20 s * 0.5 / 1.21828 = 8.2 s after the previous one
+ * (RFC 3550 6.3.1 randomisation); the element's early requests (every R_max / 4, RFC 4585
+ * rules: allowed once a regular packet has gone) bring the next sender APP much sooner. */
+GST_START_TEST (test_tfmcc_early_rtcp)
+{
+  Fixture f;
+  GstBuffer *b;
+  guint8 data[1500];
+  gsize len;
+  guint8 subtype;
+  guint32 ssrc;
+  GstClockTime t1, t2;
+
+  fixture_init_iv (&f, "tfmcc", 20000);
+  push_rtp (&f, TRUE);
+  b = amt_crank_until (f.clock, f.rtcp_out, 400);
+  fail_unless (b != NULL);
+  t1 = gst_clock_get_time (GST_CLOCK (f.clock));
+  gst_buffer_unref (b);
+  push_rtp (&f, FALSE);
+  b = amt_crank_until (f.clock, f.rtcp_out, 400);
+  fail_unless (b != NULL);
+  t2 = gst_clock_get_time (GST_CLOCK (f.clock));
+  fail_unless (t2 - t1 < 8 * GST_SECOND, "next RTCP only after %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (t2 - t1));
+  fail_unless (amt_find_app (b, AMCC_TFMCC_APP_SENDER, &subtype, &ssrc, data, sizeof (data), &len));
+  gst_buffer_unref (b);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
 /* Bad settings fail the state change with an error that says what is wrong. */
 GST_START_TEST (test_bad_settings_clear_error)
 {
@@ -470,6 +502,7 @@ asmpsink_suite (void)
   tcase_add_test (tc, test_malformed_app_counted_and_ignored);
   tcase_add_test (tc, test_echo_bounded_by_rtcp_mtu);
   tcase_add_test (tc, test_tfmcc_sender_app);
+  tcase_add_test (tc, test_tfmcc_early_rtcp);
   tcase_add_test (tc, test_bad_settings_clear_error);
   tcase_add_test (tc, test_state_cycles);
   return s;
