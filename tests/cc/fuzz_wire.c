@@ -1,6 +1,9 @@
 /* fuzz_wire.c - libFuzzer harness for every lib/cc decoder and the state machines they feed.
- * Built only when the compiler supports -fsanitize=fuzzer (clang); not a registered test. Run:
- *   /tmp/build-clang/tests/cc/fuzz_wire -max_total_time=300 [corpus-dir]
+ * Built only when the compiler supports -fsanitize=fuzzer (clang); not a registered test:
+ *   CC=clang meson setup B . -Dgst=disabled -Db_sanitize=address,undefined -Db_lundef=false \
+ *     -Dc_args=-fsanitize=fuzzer-no-link      (coverage inside lib/cc too)
+ *   ninja -C B tests/cc/fuzz_wire
+ *   UBSAN_OPTIONS=halt_on_error=1 B/tests/cc/fuzz_wire -max_total_time=300 CORPUS_DIR
  * The first input byte picks a target:
  *   0: every decoder on the rest (APP framing, compound walk, ASMP report/echo, TFMCC sender
  *      fields/report, raw and as APP packets); whatever decodes must re-encode and decode to the
