@@ -156,7 +156,7 @@ rtp_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       GstCaps *caps;
       gst_event_parse_caps (ev, &caps);
       g_mutex_lock (&self->lock);
-      gst_am_send_trace_reset (&self->send_trace, gst_am_codec_from_caps (caps));
+      gst_am_send_trace_set_codec (&self->send_trace, gst_am_codec_from_caps (caps));
       g_mutex_unlock (&self->lock);
       write_sdp (self, caps);
       /* linked after READY->PAUSED (dynamic pipeline): look for the encoder now */

@@ -302,6 +302,12 @@ gst_am_send_trace_reset (GstAmSendTrace * st, GstAmCodec codec)
   gst_am_framer_init (&st->framer, codec);
 }
 
+void
+gst_am_send_trace_set_codec (GstAmSendTrace * st, GstAmCodec codec)
+{
+  st->framer.codec = codec;
+}
+
 gsize
 gst_am_send_trace_packet (GstAmSendTrace * st, GstAmTrace * sd, GstBuffer * buf, gint64 now)
 {

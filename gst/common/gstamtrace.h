@@ -68,6 +68,8 @@ typedef struct {
   gboolean have_ext;
 } GstAmSendTrace;
 void gst_am_send_trace_reset (GstAmSendTrace * st, GstAmCodec codec);
+/* New caps mid-stream: the frame and sequence counting continue. */
+void gst_am_send_trace_set_codec (GstAmSendTrace * st, GstAmCodec codec);
 gsize gst_am_send_trace_packet (GstAmSendTrace * st, GstAmTrace * sd, GstBuffer * buf,
     gint64 now);
 

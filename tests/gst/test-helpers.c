@@ -299,6 +299,63 @@ GST_START_TEST (test_trace_lines)
 }
 GST_END_TEST;
 
+static GstBuffer *
+h264_packet (guint16 seq, guint32 ts, guint8 nal)
+{
+  GstBuffer *b = gst_rtp_buffer_new_allocate (50, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+  gst_rtp_buffer_map (b, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_ssrc (&rtp, 2);
+  gst_rtp_buffer_set_seq (&rtp, seq);
+  gst_rtp_buffer_set_timestamp (&rtp, ts);
+  memset (gst_rtp_buffer_get_payload (&rtp), 0x80, 50);
+  ((guint8 *) gst_rtp_buffer_get_payload (&rtp))[0] = nal;
+  ((guint8 *) gst_rtp_buffer_get_payload (&rtp))[1] = 0xc0;     /* first_mb 0, slice_type 0 */
+  gst_rtp_buffer_unmap (&rtp);
+  return b;
+}
+
+/* The sender's per-packet path: stamps, extended seq across the 16-bit wrap, frame numbers
+ * that survive new caps, and the sd.txt line (SIZE as sent, with the extensions). */
+GST_START_TEST (test_send_trace)
+{
+  gchar *dir = g_dir_make_tmp ("amsend-XXXXXX", NULL), *path, *text = NULL;
+  GstAmTrace *sd = gst_am_trace_open (dir, "sd.txt", NULL, NULL);
+  GstAmSendTrace st;
+  GstAmRtpInfo info;
+  GstBuffer *b;
+  gchar **lines;
+
+  gst_am_send_trace_reset (&st, GST_AM_CODEC_H264);
+  b = h264_packet (65535, 1000, 0x65);
+  fail_unless_equals_int (gst_am_send_trace_packet (&st, sd, b, G_GINT64_CONSTANT (5000000000)),
+      12 + 16 + 4 + 50);
+  fail_unless (gst_am_rtp_read (b, &info) && info.has_extseq && info.has_send_time);
+  fail_unless_equals_int (info.extseq, 65535);
+  gst_buffer_unref (b);
+  gst_am_send_trace_set_codec (&st, GST_AM_CODEC_H264);   /* new caps: counting goes on */
+  b = h264_packet (0, 4000, 0x41);
+  gst_am_send_trace_packet (&st, sd, b, G_GINT64_CONSTANT (5001000000));
+  fail_unless (gst_am_rtp_read (b, &info));
+  fail_unless_equals_int (info.extseq, 65536);
+  gst_buffer_unref (b);
+  gst_am_trace_close (sd);
+  path = g_build_filename (dir, "sd.txt", NULL);
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  /* id = (2 << 32) | extseq; 0x65: IDR -> I; 0x41 0xc0: slice_type 0 -> P */
+  fail_unless_equals_string (lines[0], "5.000000 id 8590000127 udp 82 0 I");
+  fail_unless_equals_string (lines[1], "5.001000 id 8590000128 udp 82 1 P");
+  g_strfreev (lines);
+  g_free (text);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+GST_END_TEST;
+
 static Suite *
 helpers_suite (void)
 {
@@ -314,6 +371,7 @@ helpers_suite (void)
   tcase_add_test (tc, test_rtcp_walk_fuzz);
   tcase_add_test (tc, test_sdp_text);
   tcase_add_test (tc, test_trace_lines);
+  tcase_add_test (tc, test_send_trace);
   return s;
 }
 
