@@ -150,6 +150,9 @@ def evaluate(run):
                       if st_target else None, "target_cov": cov(st_target)},
            "receivers": {}, "flows": {}}
     sd = read_sd(os.path.join(run, "sender", "sd.txt"))
+    sizes = [size for t, size in sd.values() if steady[0] <= t - t0 < steady[1]]
+    # the equations (ASMP eq. 12, TFMCC) scale with the packet size: worth seeing next to the rate
+    out["sender"]["packet_size_mean_bytes"] = statistics.fmean(sizes) if sizes else None
     for r in meta["receivers"]:
         win = (max(steady[0], r["join_s"]), min(steady[1], r["leave_s"]))
         if win[1] <= win[0]:
@@ -221,6 +224,8 @@ def summary_rows(run):
             ("sender target rate, steady mean", _fmt((m["sender"]["target_mean_bps"] or 0) / 1e3,
                                                      0, " kbit/s")),
             ("sender rate CoV (steady state)", _fmt(m["sender"]["target_cov"], 3)),
+            ("mean RTP packet size (the equations' P / s)",
+             _fmt(m["sender"].get("packet_size_mean_bytes"), 0, " B")),
             ("packet loss (mean over receivers)",
              _fmt(mean([r["packet_loss_pct"] for r in rx]), 2, " %")),
             ("frame loss (mean over receivers)", _fmt(v["frame_loss_pct"], 2, " %")),
