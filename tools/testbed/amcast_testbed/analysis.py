@@ -181,8 +181,15 @@ def _fmt(v, nd=1, unit=""):
 
 
 def _video(run, report="report"):
-    """Mean over receivers of evalvid-run's receivers.csv columns (if the report exists)."""
+    """Mean over receivers of evalvid-run's receivers.csv columns (if the report exists). Only
+    receivers there from start to end count: evalvid-run scores a late joiner on every frame of
+    the stream, so the frames sent before it joined would count as its losses."""
     rows = _csv(os.path.join(run, report, "receivers.csv"))
+    meta = load_meta(run)
+    whole = {r["name"] for r in meta["receivers"]
+             if r["join_s"] <= 0 and r["leave_s"] >= meta["duration_s"]}
+    if whole:
+        rows = [r for r in rows if r.get("receiver") in whole]
     res = {}
     for col in ("frame_loss_pct", "cumjitter_max_s", "delay_max_s", "psnr_mean_db_y", "mos_mean",
                 "mos5_pct", "mos4_pct", "mos3_pct", "mos2_pct", "mos1_pct"):
@@ -228,7 +235,8 @@ def summary_rows(run):
              _fmt(m["sender"].get("packet_size_mean_bytes"), 0, " B")),
             ("packet loss (mean over receivers)",
              _fmt(mean([r["packet_loss_pct"] for r in rx]), 2, " %")),
-            ("frame loss (mean over receivers)", _fmt(v["frame_loss_pct"], 2, " %")),
+            ("frame loss (mean over receivers present throughout)",
+             _fmt(v["frame_loss_pct"], 2, " %")),
             ("one-way delay, median / p99",
              f"{_fmt(mean([r['delay_median_ms'] for r in rx]), 0)} / "
              f"{_fmt(max([r['delay_p99_ms'] for r in rx if r['delay_p99_ms']] or [None]) if rx else None, 0)} ms"),
