@@ -112,24 +112,15 @@ process_rtp (GstAsmpSink * self, GstBuffer * buf, gint64 now)
 static void
 write_sdp (GstAsmpSink * self, GstCaps * caps)
 {
-  GError *err = NULL;
-  gchar *path;
   GstAmNetConfig net;
-  guint ssrc = 0;
-  GstStructure *s = gst_caps_get_structure (caps, 0);
+  gchar *path;
 
-  gst_structure_get_uint (s, "ssrc", &ssrc);
   g_mutex_lock (&self->lock);
   path = g_strdup (self->sdp_file);
   net = self->net;
   net.address = g_strdup (self->net.address);
-  net.iface = NULL;
   g_mutex_unlock (&self->lock);
-  if (path && !gst_am_sdp_write (path, caps, &net, ssrc, &err)) {
-    GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("cannot write SDP file %s", path),
-        ("%s", err->message));
-    g_clear_error (&err);
-  }
+  gst_am_sdp_write_or_warn (GST_ELEMENT (self), path, caps, &net);
   g_free (net.address);
   g_free (path);
 }
@@ -185,17 +176,10 @@ rtcp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   guint bps = 0;
   GstAmEncKind kind;
 
+  own = gst_am_own_ssrc (&self->lock, &self->own_ssrc, self->rtpbin);
   g_mutex_lock (&self->lock);
-  /* until we have sent RTCP ourselves, ask the session who we are */
-  if (!self->own_ssrc) {
-    g_mutex_unlock (&self->lock);
-    own = gst_am_internal_ssrc (self->rtpbin);
-    g_mutex_lock (&self->lock);
-    if (!self->own_ssrc)
-      self->own_ssrc = own;
-  }
   /* our own RTCP looped back (loop=true): rtpbin would call it an SSRC collision */
-  if (first && first == self->own_ssrc) {
+  if (first && first == own) {
     g_mutex_unlock (&self->lock);
     return GST_PAD_PROBE_DROP;
   }
@@ -267,7 +251,6 @@ static gboolean
 early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
 {
   GstAsmpSink *self = data;
-  gboolean ok = FALSE;
 
   g_mutex_lock (&self->lock);
   if (self->early_id != id) {   /* stopped meanwhile */
@@ -277,11 +260,7 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
   gst_am_timer_stop (&self->early_id);
   arm_early_locked (self);
   g_mutex_unlock (&self->lock);
-  /* rtpsession sends it as soon as RTCP timing rules allow (RFC 4585 early feedback) */
-  if (self->session) {
-    g_signal_emit_by_name (self->session, "send-rtcp-full", (guint64) 0, &ok);
-    GST_DEBUG_OBJECT (self, "early RTCP for the sender APP %s", ok ? "scheduled" : "refused");
-  }
+  gst_am_request_early_rtcp (self->session, GST_OBJECT (self), "the sender APP");
   return TRUE;
 }
 
@@ -440,16 +419,12 @@ start_locked (GstAsmpSink * self)
   }
   self->target_bps = self->initial_bps;
   gst_am_send_trace_reset (&self->send_trace, GST_AM_CODEC_OTHER);
-  if (self->trace_dir) {
-    self->sd = gst_am_trace_open (self->trace_dir, "sd.txt", NULL, &err);
-    if (self->sd)
-      self->rate = gst_am_trace_open (self->trace_dir, "rate.csv",
-          "time_s,target_bps,sent_bps,receivers,min_receiver_bps,protocol", &err);
-    if (!self->rate) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, (NULL), ("%s", err->message));
-      g_clear_error (&err);
-      return FALSE;
-    }
+  if (self->trace_dir && !gst_am_trace_open_pair (self->trace_dir, "sd.txt", &self->sd,
+          "rate.csv", "time_s,target_bps,sent_bps,receivers,min_receiver_bps,protocol",
+          &self->rate, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, (NULL), ("%s", err->message));
+    g_clear_error (&err);
+    return FALSE;
   }
   return TRUE;
 }
@@ -475,16 +450,8 @@ attach_encoder (GstAsmpSink * self)
   enc = self->encoder_prop ? gst_object_ref (self->encoder_prop) : NULL;
   initial = self->initial_bps;
   g_mutex_unlock (&self->lock);
-  if (!enc)
-    enc = gst_am_encoder_find_upstream (self->sinkpad);
-  if (enc)
-    GST_INFO_OBJECT (self, "controlling encoder %" GST_PTR_FORMAT " (%s)", enc,
-        gst_am_encoder_kind_name (gst_am_encoder_kind (enc)));
-  else
-    GST_INFO_OBJECT (self, "no encoder upstream: the target goes to the bus only");
-  gst_am_encoder_attach (&self->enc, enc, initial);
-  if (enc)
-    gst_object_unref (enc);
+  gst_am_encoder_attach_auto (&self->enc, enc, self->sinkpad, initial, GST_OBJECT (self));
+  gst_clear_object (&enc);
 }
 
 static GstStateChangeReturn

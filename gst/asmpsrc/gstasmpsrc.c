@@ -67,7 +67,7 @@ static gboolean
 early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
 {
   GstAsmpSrc *self = data;
-  gboolean ok = FALSE, mine;
+  gboolean mine;
 
   g_mutex_lock (&self->lock);
   mine = self->early_id == id;
@@ -76,10 +76,8 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
     self->last_early = gst_am_now ();
   }
   g_mutex_unlock (&self->lock);
-  if (mine && self->session) {
-    g_signal_emit_by_name (self->session, "send-rtcp-full", (guint64) 0, &ok);
-    GST_DEBUG_OBJECT (self, "early RTCP for our report %s", ok ? "scheduled" : "refused");
-  }
+  if (mine)
+    gst_am_request_early_rtcp (self->session, GST_OBJECT (self), "our report");
   return TRUE;
 }
 
@@ -151,17 +149,10 @@ rtcp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
   if (self->session)
     g_object_get (self->session, "num-active-sources", &members, NULL);
+  own = gst_am_own_ssrc (&self->lock, &self->own_ssrc, self->rtpbin);
   g_mutex_lock (&self->lock);
-  /* until we have sent RTCP ourselves, ask the session who we are */
-  if (!self->own_ssrc) {
-    g_mutex_unlock (&self->lock);
-    own = gst_am_internal_ssrc (self->rtpbin);
-    g_mutex_lock (&self->lock);
-    if (!self->own_ssrc)
-      self->own_ssrc = own;
-  }
   /* our own RTCP looped back (shared socket, loop=true): not a collision, drop it */
-  if (first && first == self->own_ssrc) {
+  if (first && first == own) {
     g_mutex_unlock (&self->lock);
     return GST_PAD_PROBE_DROP;
   }
@@ -331,16 +322,12 @@ start_locked (GstAsmpSrc * self)
   cfg.clock_rate = clock_rate > 0 ? clock_rate : 90000;
   self->cc = gst_am_cc_receiver_new (&cfg, gst_am_now (), gst_am_internal_ssrc (self->rtpbin));
   self->last_early = 0;
-  if (self->trace_dir) {
-    self->rd = gst_am_trace_open (self->trace_dir, "rd.txt", NULL, &err);
-    if (self->rd)
-      self->stats_csv = gst_am_trace_open (self->trace_dir, "stats.csv",
-          "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested", &err);
-    if (!self->stats_csv) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, (NULL), ("%s", err->message));
-      g_clear_error (&err);
-      return FALSE;
-    }
+  if (self->trace_dir && !gst_am_trace_open_pair (self->trace_dir, "rd.txt", &self->rd,
+          "stats.csv", "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested",
+          &self->stats_csv, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, (NULL), ("%s", err->message));
+    g_clear_error (&err);
+    return FALSE;
   }
   return TRUE;
 }

@@ -210,6 +210,23 @@ gst_am_encoder_attach (GstAmEncoder * e, GstElement * enc, guint initial_bps)
 }
 
 void
+gst_am_encoder_attach_auto (GstAmEncoder * e, GstElement * explicit_enc, GstPad * sinkpad,
+    guint initial_bps, GstObject * owner)
+{
+  GstElement *enc = explicit_enc ? gst_object_ref (explicit_enc)
+      : gst_am_encoder_find_upstream (sinkpad);
+
+  if (enc)
+    GST_INFO_OBJECT (owner, "controlling encoder %" GST_PTR_FORMAT " (%s)", enc,
+        gst_am_encoder_kind_name (gst_am_encoder_kind (enc)));
+  else
+    GST_INFO_OBJECT (owner, "no encoder upstream: targets go to the bus only");
+  gst_am_encoder_attach (e, enc, initial_bps);
+  if (enc)
+    gst_object_unref (enc);
+}
+
+void
 gst_am_encoder_set_target (GstAmEncoder * e, guint bps)
 {
   g_mutex_lock (&e->lock);

@@ -35,6 +35,10 @@ GstElement *gst_am_encoder_find_upstream (GstPad * pad);
 /* Attaches to enc (NULL: detach). The first target is applied at once (before any frame),
  * later ones at key frames. */
 void gst_am_encoder_attach (GstAmEncoder * e, GstElement * enc, guint initial_bps);
+/* Attaches to `explicit` if given, else to the encoder found upstream of sinkpad (or to
+ * nothing: the owner then posts targets on the bus). Logs the choice on owner. */
+void gst_am_encoder_attach_auto (GstAmEncoder * e, GstElement * explicit_enc, GstPad * sinkpad,
+    guint initial_bps, GstObject * owner);
 /* Asks for a new target; applied at the next key frame leaving the encoder. */
 void gst_am_encoder_set_target (GstAmEncoder * e, guint bps);
 /* Sets the encoder property with the right units; FALSE for kinds without one. */

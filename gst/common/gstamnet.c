@@ -145,6 +145,25 @@ gst_am_internal_ssrc (GstElement * rtpbin)
 }
 
 guint32
+gst_am_own_ssrc (GMutex * lock, guint32 * own, GstElement * rtpbin)
+{
+  guint32 v;
+
+  g_mutex_lock (lock);
+  v = *own;
+  g_mutex_unlock (lock);
+  if (v)
+    return v;
+  v = gst_am_internal_ssrc (rtpbin);
+  g_mutex_lock (lock);
+  if (!*own)
+    *own = v;
+  v = *own;
+  g_mutex_unlock (lock);
+  return v;
+}
+
+guint32
 gst_am_rtcp_first_ssrc (GstBuffer * buf)
 {
   guint8 b[8];
@@ -255,6 +274,18 @@ gst_am_seq_extend (GstAmSeqExt * s, guint16 seq)
   if ((gint32) (cand - s->last) > 0)
     s->last = cand;
   return cand;
+}
+
+void
+gst_am_request_early_rtcp (GObject * session, GstObject * who, const gchar * why)
+{
+  gboolean ok = FALSE;
+
+  if (!session)
+    return;
+  /* rtpsession sends it as soon as the RTCP timing rules allow (RFC 4585 3.5.2) */
+  g_signal_emit_by_name (session, "send-rtcp-full", (guint64) 0, &ok);
+  GST_DEBUG_OBJECT (who, "early RTCP for %s %s", why, ok ? "scheduled" : "refused");
 }
 
 GstClockID

@@ -66,6 +66,9 @@ void gst_am_net_share_socket (GstElement * udpsrc, GstElement * udpsink);
 GObject *gst_am_internal_session (GstElement * rtpbin);      /* RTPSession, ref'd */
 void gst_am_set_rtcp_interval (GstElement * rtpbin, guint ms);
 guint32 gst_am_internal_ssrc (GstElement * rtpbin);
+/* Our SSRC as last seen in our own RTCP (*own, guarded by lock), or the session's until we
+ * have sent any. Call without holding lock (the session takes its own lock). */
+guint32 gst_am_own_ssrc (GMutex * lock, guint32 * own, GstElement * rtpbin);
 /* SSRC of the first packet of a compound RTCP buffer, 0 if unreadable. */
 guint32 gst_am_rtcp_first_ssrc (GstBuffer * buf);
 
@@ -107,6 +110,8 @@ guint32 gst_am_seq_extend (GstAmSeqExt * s, guint16 seq);
 /* One-shot timers on the system clock (the clock rtpsession's RTCP timer uses, so tests that
  * install a GstTestClock as the system clock drive both). cb runs on the clock thread with a
  * ref on obj; returns the id (stop it with gst_am_timer_stop). */
+/* Asks rtpsession for an early RTCP packet (send-rtcp-full); logs whether it was scheduled. */
+void gst_am_request_early_rtcp (GObject * session, GstObject * who, const gchar * why);
 GstClockID gst_am_timer_start (gint64 delay_ns, GstClockCallback cb, GstObject * obj);
 void gst_am_timer_stop (GstClockID * id);
 

@@ -80,3 +80,20 @@ gst_am_sdp_write (const gchar * path, const GstCaps * caps, const GstAmNetConfig
   g_free (text);
   return ok;
 }
+
+void
+gst_am_sdp_write_or_warn (GstElement * el, const gchar * path, const GstCaps * caps,
+    const GstAmNetConfig * net)
+{
+  GError *err = NULL;
+  guint ssrc = 0;
+
+  if (!path || gst_caps_get_size (caps) < 1)
+    return;
+  gst_structure_get_uint (gst_caps_get_structure (caps, 0), "ssrc", &ssrc);
+  if (!gst_am_sdp_write (path, caps, net, ssrc, &err)) {
+    GST_ELEMENT_WARNING (el, RESOURCE, WRITE, ("cannot write SDP file %s", path),
+        ("%s", err->message));
+    g_clear_error (&err);
+  }
+}

@@ -42,6 +42,17 @@ gst_am_trace_open (const gchar * dir, const gchar * name, const gchar * header,
   return t;
 }
 
+gboolean
+gst_am_trace_open_pair (const gchar * dir, const gchar * name1, GstAmTrace ** t1,
+    const gchar * name2, const gchar * header2, GstAmTrace ** t2, GError ** error)
+{
+  *t1 = gst_am_trace_open (dir, name1, NULL, error);
+  *t2 = *t1 ? gst_am_trace_open (dir, name2, header2, error) : NULL;
+  if (*t1 && !*t2)
+    g_clear_pointer (t1, gst_am_trace_close);
+  return *t2 != NULL;
+}
+
 void
 gst_am_trace_close (GstAmTrace * t)
 {

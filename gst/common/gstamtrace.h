@@ -18,6 +18,9 @@ typedef struct {
 GstAmTrace *gst_am_trace_open (const gchar * dir, const gchar * name,
     const gchar * header, GError ** error);
 void gst_am_trace_close (GstAmTrace * t);
+/* Opens dir/name1 and dir/name2 (CSV with header2) or neither; FALSE + error on failure. */
+gboolean gst_am_trace_open_pair (const gchar * dir, const gchar * name1, GstAmTrace ** t1,
+    const gchar * name2, const gchar * header2, GstAmTrace ** t2, GError ** error);
 void gst_am_trace_flush (GstAmTrace * t);
 void gst_am_trace_printf (GstAmTrace * t, const gchar * fmt, ...) G_GNUC_PRINTF (2, 3);
 
