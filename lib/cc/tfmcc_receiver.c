@@ -80,24 +80,33 @@ double amcc_tfmcc_receiver_rtt (const struct amcc_tfmcc_receiver *rx)
   return fmax (rx->rtt_s + rx->owd_delta_s, MIN_RTT_S);
 }
 
-/* Receive rate over the last 2-4 RTTs: window A spans 2..4 RTTs, B restarts A every 2 RTTs. */
+/* Receive rate over the last 2-4 units: window A spans 2..4 units, B restarts A every 2 units.
+ * unit = max(RTT, recv_window_min / 2) and A keeps >= recv_window_packets packets: a few RTTs
+ * hold 1-4 frames of 40 ms video and swing 0.4-2x the mean (tftune measurements), so 2x that
+ * would cut X in slowstart; no rate (0) until A spans 2 units (a first packet over a tiny span
+ * reads as Mbit/s). */
 static void update_windows (struct amcc_tfmcc_receiver *rx, amcc_time now)
 {
   if (rx->win_a_start == AMCC_TIME_NONE)
     return;
-  amcc_time r = ns_from_s (amcc_tfmcc_receiver_rtt (rx));
+  double u = fmax (amcc_tfmcc_receiver_rtt (rx), secs (rx->p.recv_window_min) / 2);
+  amcc_time r = ns_from_s (u);
   if (rx->win_b_start == AMCC_TIME_NONE && now - rx->win_a_start >= 2 * r) {
     rx->win_b_start = now;
     rx->win_b_bytes = 0;
+    rx->win_b_packets = 0;
   }
-  if (rx->win_b_start != AMCC_TIME_NONE && now - rx->win_a_start >= 4 * r) {
+  if (rx->win_b_start != AMCC_TIME_NONE && now - rx->win_a_start >= 4 * r &&
+      rx->win_b_packets >= rx->p.recv_window_packets) {
     rx->win_a_start = rx->win_b_start;
     rx->win_a_bytes = rx->win_b_bytes;
+    rx->win_a_packets = rx->win_b_packets;
     rx->win_b_start = now;
     rx->win_b_bytes = 0;
+    rx->win_b_packets = 0;
   }
   double span = secs (now - rx->win_a_start);
-  if (span > 0)
+  if (span >= 2 * u)
     rx->recv_rate_bps = 8.0 * rx->win_a_bytes / span;
 }
 
@@ -152,8 +161,11 @@ void amcc_tfmcc_receiver_on_rtp (struct amcc_tfmcc_receiver *rx, amcc_time now, 
   if (rx->win_a_start == AMCC_TIME_NONE)
     rx->win_a_start = now;
   rx->win_a_bytes += (double) bytes;
-  if (rx->win_b_start != AMCC_TIME_NONE)
+  rx->win_a_packets++;
+  if (rx->win_b_start != AMCC_TIME_NONE) {
     rx->win_b_bytes += (double) bytes;
+    rx->win_b_packets++;
+  }
   update_windows (rx, now);
 
   double dprev = 1.0;

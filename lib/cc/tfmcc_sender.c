@@ -67,6 +67,8 @@ void amcc_tfmcc_params_init (struct amcc_tfmcc_params *p)
   p->max_rate_bps = 1e9;
   p->history_discounting = true;
   p->leave_after = 120 * AMCC_NS_PER_S;
+  p->recv_window_min = 500 * AMCC_NS_PER_MS;
+  p->recv_window_packets = 16;
 }
 
 static double secs (amcc_time t) { return (double) t / 1e9; }

@@ -56,6 +56,8 @@ struct amcc_tfmcc_params {
   double max_rate_bps;        /* ceiling (application limit), default 1e9 */
   bool history_discounting;   /* RFC 4654 5.4 / RFC 5348 5.5 (default on, DF floor 0.5) */
   amcc_time leave_after;      /* receiver leaves below 1 packet per 8 s for 120 s (4.) */
+  amcc_time recv_window_min;  /* receive rate over >= this (default 500 ms: video is bursty) */
+  uint32_t recv_window_packets; /* ... and over >= this many packets (default 16) */
 };
 void amcc_tfmcc_params_init (struct amcc_tfmcc_params *p);
 
@@ -119,9 +121,11 @@ struct amcc_tfmcc_receiver {
   double df[AMCC_LOSS_N + 1];       /* history discounting DF_i of I_1..I_8 (df[0] unused) */
   uint64_t packets;
   double mean_size;                 /* s, EWMA of packet sizes */
-  /* receive rate over 2-4 RTTs (two staggered windows) */
+  /* receive rate over 2-4 RTTs (two staggered windows), at least recv_window_min and
+   * recv_window_packets */
   amcc_time win_a_start, win_b_start;
   double win_a_bytes, win_b_bytes;
+  uint32_t win_a_packets, win_b_packets;
   double recv_rate_bps;
   /* RTT (RFC 4654 4.2) */
   bool have_rtt;

@@ -1,0 +1,76 @@
+/* test_tfmcc_live.c - TFMCC with what a live video session feeds it (tftune): frames in bursts
+ * every 40 ms with a key frame per second, an encoder that produces less than the target, an
+ * encoder that starts at its initial bitrate. Each test fails without the change it covers
+ * (lib/cc/README.md, TFMCC section). Deterministic, simulated clock. */
+#include <amcc/tfmcc.h>
+#include <math.h>
+#include <string.h>
+#include "amtest.h"
+
+#define MS AMCC_NS_PER_MS
+#define S AMCC_NS_PER_S
+
+/* 25 fps, one key frame per 25 frames; a P frame is 2 packets and an I frame 12 packets of
+ * 1000 B (I = 6 P, as x264 gave in the demo runs), the packets of a frame 1 ms apart.
+ * Mean: (12 + 24 x 2) x 8000 bit per second = 480 kbit/s. */
+#define FPS 25
+#define GOP 25
+#define PKT 1000
+#define P_PKTS 2
+#define I_PKTS 12
+#define VIDEO_BPS ((I_PKTS + (GOP - 1) * P_PKTS) * PKT * 8.0)
+
+static struct amcc_tfmcc_sender_info info (uint16_t fb, uint32_t rmax_us)
+{
+  struct amcc_tfmcc_sender_info i;
+  memset (&i, 0, sizeof i);
+  i.fb_nr = fb;
+  i.slowstart = true;
+  i.r_max_us = rmax_us;
+  i.rate_bps = VIDEO_BPS;
+  return i;
+}
+
+/* Receive rate of bursty video: over 2-4 RTTs of 40 ms a window holds 2-4 frames and reads
+ * 0.7-2.9x the mean (2.9 right after a key frame), so 2x that makes slowstart jump 6x. A window
+ * of >= recv_window_min (0.5 s: 12.5 frames) holds at most one I frame and 13 P frames:
+ * (12 + 13 x 2) / 0.5 s = 1.27 x the mean, and at least 11 P frames: 0.73 x the mean. The
+ * bounds checked: 2 x X_recv never below the stream's rate (ratio > 0.5: no cut of a rate the
+ * path carries) and never above 3x it (ratio < 1.5). Before the window is full: no rate (0),
+ * not the first packets over a millisecond. */
+static void test_recv_rate_of_bursty_video (void)
+{
+  struct amcc_tfmcc_params p;
+  struct amcc_tfmcc_receiver rx;
+  amcc_tfmcc_params_init (&p);
+  amcc_tfmcc_receiver_init (&rx, &p, 7, 0);
+  struct amcc_tfmcc_sender_info i = info (0, 40000);   /* R_max 40 ms: the RTT until an echo */
+  amcc_tfmcc_receiver_on_sender_info (&rx, 0, &i, 0.5);
+  AMT_NEAR (amcc_tfmcc_receiver_rtt (&rx), 0.04, 1e-9);
+  uint16_t seq = 1;
+  double lo = INFINITY, hi = 0, early_max = 0;
+  for (int f = 0; f < 10 * FPS; f++) {
+    int n = f % GOP == 0 ? I_PKTS : P_PKTS;
+    for (int k = 0; k < n; k++) {
+      amcc_time t = (amcc_time) f * (S / FPS) + k * MS;
+      amcc_tfmcc_receiver_on_rtp (&rx, t, seq++, PKT, false, 0);
+      double r = amcc_tfmcc_receiver_recv_rate (&rx) / VIDEO_BPS;
+      if (t < 500 * MS)
+        early_max = fmax (early_max, r);
+      else if (t >= 2 * S) {
+        lo = fmin (lo, r);
+        hi = fmax (hi, r);
+      }
+    }
+  }
+  printf ("  receive rate / stream rate after 2 s: %.2f .. %.2f\n", lo, hi);
+  AMT_CHECK (lo > 0.5);
+  AMT_CHECK (hi < 1.5);
+  AMT_CHECK (early_max == 0);        /* nothing reported from the first half second */
+}
+
+int main (void)
+{
+  AMT_RUN (test_recv_rate_of_bursty_video);
+  return amt_summary ();
+}
