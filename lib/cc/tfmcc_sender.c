@@ -243,11 +243,15 @@ static struct tfmcc_rcv *round_min (struct amcc_tfmcc_sender *tx)
 /* Rate from a CLR report (3.3 case 4, and case 1): decreases at once; increases to X_r at most
  * 8s/R_max per R_max. In slowstart X_r (2x the receive rate) is taken at once, but never above
  * another receiver's report in this round: the sender takes the minimum, whose owner becomes
- * CLR (3.6). */
-static void rate_from_clr (struct amcc_tfmcc_sender *tx, amcc_time now, double x_r)
+ * CLR (3.6). recv_only: X_r is 2x a receive rate without loss, a bound on increases, never a
+ * reason to decrease (3.6 "increased to at most"; RFC 5348 4.3: a data-limited sender's receive
+ * rate says nothing about the path; a queue that is still filling ends in the loss that ends
+ * slowstart). */
+static void rate_from_clr (struct amcc_tfmcc_sender *tx, amcc_time now, double x_r, bool recv_only)
 {
   if (x_r <= tx->x) {
-    tx->x = x_r;
+    if (!recv_only)
+      tx->x = x_r;
   } else if (!tx->hold) {
     if (tx->slowstart) {
       struct tfmcc_rcv *m = round_min (tx);
@@ -255,7 +259,7 @@ static void rate_from_clr (struct amcc_tfmcc_sender *tx, amcc_time now, double x
         select_clr (tx, now, m);
         x_r = m->rate_bps;
       }
-      tx->x = x_r;
+      tx->x = fmax (tx->x, x_r);
     } else {
       double dt = fmin (secs (now - tx->last_increase), tx->r_max_s);
       double inc = 8.0 * tx->mean_size / tx->r_max_s * (dt > 0 ? dt : 0) / tx->r_max_s;
@@ -340,15 +344,19 @@ void amcc_tfmcc_sender_on_report (struct amcc_tfmcc_sender *tx, amcc_time now, u
     tx->x_supp = fmin (tx->x_supp, tx->p.supp_factor * r->rate_bps);
     tx->nonclr_fb = true;
   }
+  bool recv_only = !r->have_loss;               /* 2x the receive rate, no equation rate */
   if (!tx->has_clr) {                           /* case 1: no CLR */
     select_clr (tx, now, e);
-    rate_from_clr (tx, now, r->rate_bps);
+    rate_from_clr (tx, now, r->rate_bps, recv_only);
   } else if (was_clr) {                         /* case 4: report from the CLR */
     tx->clr_rate = r->rate_bps;
-    rate_from_clr (tx, now, r->rate_bps);
-  } else if (r->rate_bps < tx->x) {             /* case 2: lower rate from a non-CLR */
+    rate_from_clr (tx, now, r->rate_bps, recv_only);
+  } else if (r->rate_bps < tx->x && (!recv_only || tx->slowstart)) {
+    /* case 2: lower rate from a non-CLR; after slowstart only an equation rate can take the
+     * CLR, and a receive rate without loss never lowers X (see rate_from_clr) */
     select_clr (tx, now, e);
-    tx->x = r->rate_bps;
+    if (!recv_only)
+      tx->x = r->rate_bps;
     tx->last_increase = now;
     clamp_rate (tx);
   }

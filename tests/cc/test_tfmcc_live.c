@@ -69,8 +69,73 @@ static void test_recv_rate_of_bursty_video (void)
   AMT_CHECK (early_max == 0);        /* nothing reported from the first half second */
 }
 
+static struct amcc_tfmcc_report rep (double rate, bool loss)
+{
+  struct amcc_tfmcc_report r;
+  memset (&r, 0, sizeof r);
+  r.rate_bps = rate;
+  r.have_loss = loss;
+  r.loss_event_rate = loss ? 0.01 : 0;
+  return r;
+}
+
+static struct amcc_tfmcc_sender_state sstate (struct amcc_tfmcc_sender *tx)
+{
+  struct amcc_tfmcc_sender_state st;
+  amcc_tfmcc_sender_get_state (tx, &st);
+  return st;
+}
+
+/* An app-limited encoder (x264 on easy content) sends 40 % of the target X; loss-free receivers
+ * report 2x what they get = 0.8 X. Taken as a decrease, each report cuts X by 20 %: 40 reports
+ * reach the floor (0.8^40 < 1e-3). The receive rate of a data-limited sender is no measure of
+ * the path (RFC 5348 4.3), so X must stay; after slowstart such a receiver must not take the
+ * CLR from the one with loss, whose equation rate keeps X rising. */
+static void test_app_limited_no_collapse (void)
+{
+  struct amcc_tfmcc_params p;
+  amcc_tfmcc_params_init (&p);
+  struct amcc_tfmcc_sender *tx = amcc_tfmcc_sender_new (&p, 0);
+  struct amcc_tfmcc_report r = rep (500e3, false);
+  amcc_tfmcc_sender_on_report (tx, 100 * MS, 1, &r);     /* slowstart: X = 500k */
+  double x0 = sstate (tx).rate_bps;
+  AMT_NEAR (x0, 500e3, 1e-6);
+  amcc_time t = 100 * MS;
+  for (int k = 0; k < 40; k++) {
+    t += 100 * MS;
+    double x = amcc_tfmcc_sender_rate (tx, t);
+    r = rep (2 * 0.4 * x, false);
+    amcc_tfmcc_sender_on_report (tx, t, 1 + (uint32_t) (k % 2), &r);
+  }
+  AMT_CHECK (sstate (tx).slowstart);
+  AMT_NEAR (sstate (tx).rate_bps, x0, 1e-6);
+  /* receiver 3 sees loss: slowstart ends and its lower equation rate makes it CLR (case 2);
+   * the loss-free ones keep reporting 0.8 X, the CLR asks for 1.5 x0 */
+  t += 100 * MS;
+  r = rep (0.9 * x0, true);
+  amcc_tfmcc_sender_on_report (tx, t, 3, &r);             /* case 2: CLR 3, X = 0.9 x0 */
+  AMT_CHECK (!sstate (tx).slowstart && sstate (tx).clr_ssrc == 3);
+  double x1 = sstate (tx).rate_bps;
+  for (int k = 0; k < 40; k++) {
+    t += 100 * MS;
+    double x = amcc_tfmcc_sender_rate (tx, t);
+    r = rep (2 * 0.4 * x, false);
+    amcc_tfmcc_sender_on_report (tx, t, 1 + (uint32_t) (k % 2), &r);
+    if (k % 5 == 4) {                                     /* the CLR, every 500 ms */
+      r = rep (1.5 * x0, true);
+      amcc_tfmcc_sender_on_report (tx, t, 3, &r);
+    }
+  }
+  printf ("  X: %.0f at start, %.0f at slowstart's end, %.0f 4 s later (app-limited)\n", x0, x1,
+          sstate (tx).rate_bps);
+  AMT_CHECK (sstate (tx).clr_ssrc == 3);
+  AMT_CHECK (sstate (tx).rate_bps > x1);                  /* increasing toward the CLR's rate */
+  amcc_tfmcc_sender_free (tx);
+}
+
 int main (void)
 {
   AMT_RUN (test_recv_rate_of_bursty_video);
+  AMT_RUN (test_app_limited_no_collapse);
   return amt_summary ();
 }

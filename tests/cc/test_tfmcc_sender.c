@@ -55,8 +55,9 @@ static void test_clr_cases (void)
   amcc_tfmcc_sender_on_report (tx, 100 * MS, 1, &r);
   AMT_CHECK (st (tx).has_clr && st (tx).clr_ssrc == 1);
   AMT_NEAR (st (tx).rate_bps, 100e3, 1e-6);
-  /* case 2: lower X_r from a non-CLR -> it becomes CLR, X = X_r at once; it sets X_supp */
-  r = rep (60e3, false);
+  /* case 2: lower X_r (an equation rate: loss) from a non-CLR -> it becomes CLR, X = X_r at
+   * once; it sets X_supp; its loss ends slowstart */
+  r = rep (60e3, true);
   amcc_tfmcc_sender_on_report (tx, 200 * MS, 2, &r);
   AMT_CHECK (st (tx).clr_ssrc == 2);
   AMT_NEAR (st (tx).rate_bps, 60e3, 1e-6);
@@ -67,7 +68,7 @@ static void test_clr_cases (void)
   AMT_CHECK (st (tx).clr_ssrc == 2);
   AMT_NEAR (st (tx).rate_bps, 60e3, 1e-6);
   AMT_NEAR (st (tx).x_supp_bps, 54e3, 1e-6);
-  /* case 4 with loss: slowstart ends; increase limited to 8s/R_max per R_max:
+  /* case 4: increase limited to 8s/R_max per R_max after slowstart:
    * 0.25 s after the last change: 8*1200/0.5 * 0.25/0.5 = 9600 bit/s */
   r = rep (200e3, true);
   amcc_tfmcc_sender_on_report (tx, 450 * MS, 2, &r);
@@ -111,11 +112,12 @@ static void test_slowstart_round_minimum (void)
   struct amcc_tfmcc_report r = rep (200e3, false);
   amcc_tfmcc_sender_on_report (tx, 100 * MS, 1, &r);      /* A: CLR, X = 200k */
   r = rep (150e3, false);
-  amcc_tfmcc_sender_on_report (tx, 200 * MS, 2, &r);      /* B: lower, CLR, X = 150k */
+  amcc_tfmcc_sender_on_report (tx, 200 * MS, 2, &r);      /* B: lower, CLR; X stays (no loss) */
   AMT_CHECK (st (tx).clr_ssrc == 2);
+  AMT_NEAR (st (tx).rate_bps, 200e3, 1e-6);
   r = rep (300e3, false);
   amcc_tfmcc_sender_on_report (tx, 300 * MS, 1, &r);      /* A again: higher than X, no change */
-  AMT_NEAR (st (tx).rate_bps, 150e3, 1e-6);
+  AMT_NEAR (st (tx).rate_bps, 200e3, 1e-6);
   r = rep (400e3, false);
   amcc_tfmcc_sender_on_report (tx, 400 * MS, 2, &r);      /* the CLR asks for 400k */
   AMT_CHECK (st (tx).slowstart && st (tx).fb_nr == 0);    /* same round (T = 3 s) */
