@@ -227,8 +227,8 @@ def evaluate(run, s):
             # no bottleneck on this path: what was sent arrives (1 % for a loaded 2-core host)
             check(share >= 0.99, f'{n} received what the group was sent ({100 * share:.1f} %)')
             wire = (sent_bits + 8 * ETH_IP_UDP * len(sent_w)) / WINDOW_S
-            check(wire <= SLOW_RATE, f'{n} follows the group rate: {wire:.0f} bit/s on the wire '
-                  f'<= the slow link {SLOW_RATE}')
+            check(wire <= SLOW_RATE, f'{n} follows the group rate, which fits the slow link: '
+                  f'{wire:.0f} bit/s on the wire <= {SLOW_RATE}')
     sent_frames = s['json']['sender']['frames'] if s['json']['sender'] else 0
     frames_before_leave = sent_frames * (leave - start) / SEND_S
     for n in RECEIVERS:
