@@ -188,6 +188,8 @@ gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now)
   if (cfg->protocol == GST_AM_PROTOCOL_TFMCC) {
     struct amcc_tfmcc_params p;
     amcc_tfmcc_params_init (&p);
+    /* slowstart from the encoder's initial bitrate, not 1 packet per R_max (docs/elements.md) */
+    p.initial_rate_bps = cfg->initial_bps;
     p.min_rate_bps = cfg->min_bps;
     p.max_rate_bps = cfg->max_bps;
     s->tfmcc = amcc_tfmcc_sender_new (&p, now);

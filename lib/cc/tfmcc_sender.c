@@ -105,6 +105,8 @@ struct amcc_tfmcc_sender *amcc_tfmcc_sender_new (const struct amcc_tfmcc_params 
   tx->mean_size = tx->p.packet_size;
   tx->r_max_s = secs (tx->p.r_max_initial);
   tx->x = 8.0 * tx->mean_size / tx->r_max_s;   /* one packet per R_max (3.1) */
+  if (tx->p.initial_rate_bps > 0)              /* the encoder already runs at its initial rate */
+    tx->x = tx->p.initial_rate_bps;
   clamp_rate (tx);
   tx->slowstart = true;
   tx->round_start = now;

@@ -133,9 +133,34 @@ static void test_app_limited_no_collapse (void)
   amcc_tfmcc_sender_free (tx);
 }
 
+/* The encoder starts at the element's initial-bitrate (500 kbit/s in the demo) before any
+ * report; a TFMCC X of 1 packet per R_max (8 x 1200 / 0.5 = 19.2 kbit/s, below the element's
+ * 64 kbit/s floor) would cut it to the floor at the first RTCP and slowstart would have to climb
+ * back from there, 2x per report at best. Slowstart starts at initial_rate_bps instead; 0 keeps
+ * RFC 4654 3.1. */
+static void test_start_rate (void)
+{
+  struct amcc_tfmcc_params p;
+  amcc_tfmcc_params_init (&p);
+  struct amcc_tfmcc_sender *tx = amcc_tfmcc_sender_new (&p, 0);
+  AMT_NEAR (amcc_tfmcc_sender_rate (tx, 0), 8 * 1200 / 0.5, 1e-9);
+  amcc_tfmcc_sender_free (tx);
+  p.initial_rate_bps = 500e3;
+  tx = amcc_tfmcc_sender_new (&p, 0);
+  AMT_NEAR (amcc_tfmcc_sender_rate (tx, 0), 500e3, 1e-9);
+  AMT_CHECK (sstate (tx).slowstart);
+  /* no feedback yet: halving every 10 R_max (3.3) still applies from there */
+  AMT_NEAR (amcc_tfmcc_sender_rate (tx, 5 * S), 250e3, 1e-9);
+  struct amcc_tfmcc_report r = rep (1e6, false);            /* 2x a 500k receive rate */
+  amcc_tfmcc_sender_on_report (tx, 5 * S, 1, &r);
+  AMT_NEAR (sstate (tx).rate_bps, 1e6, 1e-9);
+  amcc_tfmcc_sender_free (tx);
+}
+
 int main (void)
 {
   AMT_RUN (test_recv_rate_of_bursty_video);
   AMT_RUN (test_app_limited_no_collapse);
+  AMT_RUN (test_start_rate);
   return amt_summary ();
 }

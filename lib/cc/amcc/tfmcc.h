@@ -52,6 +52,8 @@ struct amcc_tfmcc_params {
   double clr_grace_rtts;      /* ... unless the CLR was chosen < 10 RTTs ago (3.3) */
   double clr_gone_rtts;       /* no CLR report for 10 RTTs: CLR gone (3.3) */
   double nofb_halve_rtts;     /* no feedback at all: halve every 10 R_max (3.3) */
+  double initial_rate_bps;    /* X at start, slowstart from there; 0 (default): 1 packet per
+                                 R_max (3.1). Elements: the encoder's initial bitrate */
   double min_rate_bps;        /* floor; default 1 packet per 8 s = 8s/8 */
   double max_rate_bps;        /* ceiling (application limit), default 1e9 */
   bool history_discounting;   /* RFC 4654 5.4 / RFC 5348 5.5 (default on, DF floor 0.5) */
