@@ -33,6 +33,7 @@ struct amcc_tfmcc_sender {
   bool has_clr;
   uint32_t clr;
   double clr_rate, clr_rtt_s;
+  double clr_gap_s;                  /* mean time between the CLR's reports (0 = none yet) */
   amcc_time clr_selected, clr_last_report, clr_halve_ref;
   amcc_time last_increase;
   /* feedback rounds (3.4) */
@@ -152,6 +153,15 @@ static double clr_rtt (const struct amcc_tfmcc_sender *tx)
   return tx->clr_rtt_s > 0 ? tx->clr_rtt_s : tx->r_max_s;
 }
 
+/* Unit of the CLR timeouts (3.3: "4 RTTs", "10 RTTs"): the CLR reports once per RTT (4.5), so
+ * a CLR silent for 4 RTTs missed 4 reports. Over RTCP the CLR gets a report out only when an
+ * early packet is allowed (about twice per RTCP interval, RFC 4585), so count missed reports in
+ * the CLR's actual report interval when that is longer than its RTT. */
+static double clr_unit (const struct amcc_tfmcc_sender *tx)
+{
+  return fmax (clr_rtt (tx), tx->clr_gap_s);
+}
+
 static void select_clr (struct amcc_tfmcc_sender *tx, amcc_time now, const struct tfmcc_rcv *e)
 {
   tx->has_clr = true;
@@ -195,7 +205,7 @@ static void run_timers (struct amcc_tfmcc_sender *tx, amcc_time now)
     T = ns_from_s (tx->round_len_s);
   }
   if (tx->has_clr) {
-    amcc_time rtt = ns_from_s (clr_rtt (tx));
+    amcc_time rtt = ns_from_s (clr_unit (tx));
     amcc_time silent_from = tx->clr_last_report > tx->clr_selected ? tx->clr_last_report
                                                                     : tx->clr_selected;
     amcc_time gone_at = silent_from + (amcc_time) (tx->p.clr_gone_rtts * rtt);
@@ -337,6 +347,9 @@ void amcc_tfmcc_sender_on_report (struct amcc_tfmcc_sender *tx, amcc_time now, u
   if (r->have_loss)
     tx->slowstart = false;                      /* 3.6: slowstart ends at the first loss */
   if (was_clr) {                                /* the CLR is alive (3.3 timeouts) */
+    double gap = secs (now - tx->clr_last_report);
+    if (gap > 0)
+      tx->clr_gap_s = tx->clr_gap_s > 0 ? 0.75 * tx->clr_gap_s + 0.25 * gap : gap;
     tx->clr_last_report = now;
     tx->clr_halve_ref = now;
   }
@@ -465,6 +478,7 @@ void amcc_tfmcc_sender_get_state (const struct amcc_tfmcc_sender *tx,
   st->clr_ssrc = tx->clr;
   st->clr_rate_bps = tx->clr_rate;
   st->clr_rtt_s = clr_rtt (tx);
+  st->clr_unit_s = clr_unit (tx);
   st->fb_nr = tx->fb_nr;
   st->reports = tx->reports;
   st->rounds = tx->rounds;

@@ -157,10 +157,54 @@ static void test_start_rate (void)
   amcc_tfmcc_sender_free (tx);
 }
 
+/* Over RTCP the CLR gets a report out about every 300 ms (an early packet at most once per
+ * regular interval, RFC 4585), not every RTT (40 ms). Counting "4 RTTs without a CLR report"
+ * (3.3) in RTTs halves X between any two reports: X falls to the floor however good the path.
+ * Counted in the CLR's report interval, X is never halved while the CLR reports, and a silent
+ * CLR still halves X after 4 missed reports and is gone after 10. */
+static void test_clr_timeout_in_report_intervals (void)
+{
+  struct amcc_tfmcc_params p;
+  amcc_tfmcc_params_init (&p);
+  p.initial_rate_bps = 500e3;
+  struct amcc_tfmcc_sender *tx = amcc_tfmcc_sender_new (&p, 0);
+  amcc_time t = 0;
+  double prev = 0;
+  bool decreased = false;
+  for (int k = 0; k < 40; k++) {                     /* 12 s of reports every 300 ms */
+    struct amcc_tfmcc_sender_info i;
+    amcc_tfmcc_sender_fill_info (tx, t, &i);
+    t += 300 * MS;
+    double x = amcc_tfmcc_sender_rate (tx, t);
+    if (k > 1 && x < prev)
+      decreased = true;
+    struct amcc_tfmcc_report r = rep (2 * x, true);  /* equation rate above X: increase */
+    r.has_echo = true;
+    r.echo_ts_us = i.ts_us + 260000;                 /* echoed 260 ms after it was sent */
+    r.echo_hold_us = 0;                              /* -> RTT 40 ms */
+    amcc_tfmcc_sender_on_report (tx, t, 1, &r);
+    prev = sstate (tx).rate_bps;
+  }
+  AMT_NEAR (sstate (tx).clr_rtt_s, 0.04, 1e-6);
+  AMT_NEAR (sstate (tx).clr_unit_s, 0.3, 1e-6);
+  AMT_CHECK (!decreased);
+  AMT_CHECK (prev > 500e3);
+  /* silence: halved 4 x 300 ms after the last report, gone after 10 x 300 ms */
+  AMT_NEAR (amcc_tfmcc_sender_rate (tx, t + 1190 * MS), prev, 1e-9);
+  AMT_NEAR (amcc_tfmcc_sender_rate (tx, t + 1210 * MS), prev / 2, 1e-9);
+  AMT_CHECK (sstate (tx).has_clr);
+  amcc_tfmcc_sender_rate (tx, t + 2990 * MS);
+  AMT_CHECK (sstate (tx).has_clr);
+  amcc_tfmcc_sender_rate (tx, t + 3010 * MS);
+  AMT_CHECK (!sstate (tx).has_clr);
+  amcc_tfmcc_sender_free (tx);
+}
+
 int main (void)
 {
   AMT_RUN (test_recv_rate_of_bursty_video);
   AMT_RUN (test_app_limited_no_collapse);
   AMT_RUN (test_start_rate);
+  AMT_RUN (test_clr_timeout_in_report_intervals);
   return amt_summary ();
 }

@@ -65,7 +65,7 @@ struct sim {
   int watch_node;
   amcc_time watch_last_report;
   double watch_rate_before, watch_rate_after;
-  double watch_rtt;
+  double watch_rtt, watch_unit;
   bool leave_checked, leave_ok;
   int codec_failures;                  /* APP encode/decode round trips that failed */
 };
@@ -194,6 +194,7 @@ static void on_report_arrival (struct sim *s, const struct ev *e)
   struct amcc_tfmcc_sender_state after = tx_state (s);
   if (e->node == s->watch_node && !e->u.rep.leaving) {
     s->watch_rtt = after.clr_rtt_s;
+    s->watch_unit = after.clr_unit_s;
     s->watch_rate_after = after.rate_bps;
   }
   if (!s->seen_loss) {
@@ -428,7 +429,8 @@ static void test_clr_join_and_leave (void)
   sim_free (&s);
 }
 
-/* The CLR's reports stop reaching the sender: halve after 4 of its RTTs, gone after 10. */
+/* The CLR's reports stop reaching the sender: halve after 4 of its RTTs, gone after 10 (in
+ * units of max(RTT, its report interval): the reports it can get out). */
 static void test_clr_timeout (void)
 {
   static struct sim s;
@@ -456,12 +458,14 @@ static void test_clr_timeout (void)
     if (gone_at < 0 && !(s.smp[i].has_clr && s.smp[i].clr == 0x1000))
       gone_at = s.smp[i].t;
   }
-  amcc_time r = (amcc_time) llround (rtt * 1e9);
+  amcc_time r = (amcc_time) llround (s.watch_unit * 1e9);
   AMT_CHECK (halved_at >= last + 4 * r && halved_at <= last + 4 * r + INFO_EVERY);
   AMT_CHECK (gone_at >= last + 10 * r && gone_at <= last + 10 * r + INFO_EVERY);
   AMT_CHECK (tx_state (&s).has_clr && tx_state (&s).clr_ssrc == 0x1001);   /* replaced */
-  printf ("# CLR timeout: last report %.3f s (rate %.0f, RTT %.3f s), halved at %.3f s, gone at "
-          "%.3f s\n", last / 1e9, x0, rtt, halved_at / 1e9, gone_at / 1e9);
+  AMT_CHECK (r < 2 * (amcc_time) llround (rtt * 1e9));  /* per-RTT reports: the unit is ~RTT */
+  printf ("# CLR timeout: last report %.3f s (rate %.0f, RTT %.3f s, unit %.3f s), halved at "
+          "%.3f s, gone at %.3f s\n", last / 1e9, x0, rtt, s.watch_unit, halved_at / 1e9,
+          gone_at / 1e9);
   sim_free (&s);
 }
 

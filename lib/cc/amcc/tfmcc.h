@@ -214,6 +214,7 @@ struct amcc_tfmcc_sender_state {    /* for traces and tests */
   bool slowstart, has_clr, increase_held;
   uint32_t clr_ssrc;
   double clr_rate_bps, clr_rtt_s;
+  double clr_unit_s;                /* unit of the CLR timeouts: max(RTT, report interval) */
   uint16_t fb_nr;
   uint64_t reports, rounds;
 };
