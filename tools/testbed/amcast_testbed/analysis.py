@@ -138,6 +138,38 @@ def clip(periods, win):
     return [(max(x, a), min(y, b)) for x, y in periods if min(y, b) > max(x, a)]
 
 
+def _link_users(meta):
+    """{"A>B": [flows crossing that directed link]} from meta.json, or from the scenario file
+    for runs made before meta.json carried it."""
+    if "links" in meta["fair_share"]:
+        return meta["fair_share"]["links"]
+    from . import scenario
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scenarios",
+                        meta["scenario"] + ".toml")
+    return scenario.fair_shares(scenario.load(path))["links"] if os.path.isfile(path) else {}
+
+
+def active_fair_share(meta, entry, periods, step=0.5):
+    """Fair share while the flows come and go: at each instant the bottleneck's rate over the
+    flows active on it then (the multicast session while a receiver is joined), averaged over
+    `periods`. With every flow always on this is the static share rate / n."""
+    link, rate = entry.get("bottleneck"), entry.get("rate_bps")
+    users = _link_users(meta).get(f"{link[0]}>{link[1]}") if link else None
+    if not users or not rate:
+        return entry.get("fair_share_bps")
+    on = {f["name"]: f["on_periods_s"] for f in meta["flows"]}
+    mc = [(r["join_s"], r["leave_s"]) for r in meta["receivers"]]
+    shares = []
+    for a, b in periods:
+        t = a
+        while t < b:
+            n = sum(1 for u in users
+                    if any(x <= t < y for x, y in (mc if u == "multicast" else on.get(u, []))))
+            shares.append(rate / max(n, 1))
+            t += step
+    return statistics.fmean(shares) if shares else entry.get("fair_share_bps")
+
+
 def evaluate(run):
     """Every metric of one run directory, as a dict (also written to RUN/metrics.json)."""
     meta = load_meta(run)
@@ -158,15 +190,16 @@ def evaluate(run):
         if win[1] <= win[0]:
             win = (r["join_s"], r["leave_s"])
         m = receiver_metrics(sd, read_rd(os.path.join(run, f"rx-{r['name']}", "rd.txt")), t0, win)
-        fs = meta["fair_share"]["receivers"][r["name"]]["fair_share_bps"]
+        fs = active_fair_share(meta, meta["fair_share"]["receivers"][r["name"]], [win])
         m["fair_share_bps"] = fs
         m["fair_share_pct"] = 100 * m["throughput_bps"] / fs if fs and m["throughput_bps"] else None
         out["receivers"][r["name"]] = m
     for f in meta["flows"]:
         factor = TCP_WIRE_FACTOR if f["kind"].startswith("tcp") else \
             (UDP_FLOW_SIZE + UDP_OVERHEAD) / UDP_FLOW_SIZE
-        thr = flow_throughput(run, f["name"], t0, clip(f["on_periods_s"], steady), factor)
-        fs = meta["fair_share"]["flows"][f["name"]]["fair_share_bps"]
+        periods = clip(f["on_periods_s"], steady)
+        thr = flow_throughput(run, f["name"], t0, periods, factor)
+        fs = active_fair_share(meta, meta["fair_share"]["flows"][f["name"]], periods)
         out["flows"][f["name"]] = {"kind": f["kind"], "throughput_bps": thr, "fair_share_bps": fs,
                                    "fair_share_pct": 100 * thr / fs if thr and fs else None}
     with open(os.path.join(run, "metrics.json"), "w") as f:

@@ -143,7 +143,8 @@ def fair_shares(sc):
     for f in flows:
         for h in hops(sc, f["src"], f["dst"]):
             users.setdefault(h, set()).add(f["name"])
-    out = {"receivers": {}, "flows": {}}
+    out = {"receivers": {}, "flows": {},
+           "links": {f"{a}>{b}": sorted(u) for (a, b), u in users.items()}}
     for r in sc["receiver"]:
         link, rate = bottleneck(sc, sc["sender"], r.get("host", r["name"]))
         out["receivers"][r["name"]] = {
