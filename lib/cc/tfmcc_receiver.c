@@ -110,6 +110,16 @@ static void update_windows (struct amcc_tfmcc_receiver *rx, amcc_time now)
     rx->recv_rate_bps = 8.0 * rx->win_a_bytes / span;
 }
 
+/* Receive rate for the first-loss seed before the window is full (a loss in the first key
+ * frame): what window A holds so far; 1 packet per RTT only without two packets in it. */
+static double provisional_rate (const struct amcc_tfmcc_receiver *rx, amcc_time now, double rtt)
+{
+  double span = rx->win_a_start != AMCC_TIME_NONE ? secs (now - rx->win_a_start) : 0;
+  if (rx->win_a_packets >= 2 && span > 0)
+    return 8.0 * rx->win_a_bytes / span;
+  return 8.0 * rx->mean_size / rtt;
+}
+
 double amcc_tfmcc_receiver_recv_rate (const struct amcc_tfmcc_receiver *rx)
 {
   return rx->recv_rate_bps;
@@ -175,7 +185,7 @@ void amcc_tfmcc_receiver_on_rtp (struct amcc_tfmcc_receiver *rx, amcc_time now, 
   int ev = amcc_loss_events_on_packet (&rx->ev, now, ext, ns_from_s (rtt));
   if (ev & AMCC_LOSS_EV_FIRST) {
     /* RFC 4654 5 / RFC 5348 6.3.1: seed I_1 so that the equation gives the receive rate */
-    double x = rx->recv_rate_bps > 0 ? rx->recv_rate_bps : 8.0 * rx->mean_size / rtt;
+    double x = rx->recv_rate_bps > 0 ? rx->recv_rate_bps : provisional_rate (rx, now, rtt);
     double p = amcc_tfmcc_loss_for_rate (x, rx->mean_size, rtt);
     amcc_loss_history_push (&rx->ev.hist, p > 0 ? 1.0 / p : 1.0);
     rx->seed_pending = !rx->have_rtt;       /* seeded with R_max: redo at the first RTT */

@@ -200,11 +200,37 @@ static void test_clr_timeout_in_report_intervals (void)
   amcc_tfmcc_sender_free (tx);
 }
 
+/* The encoder's first key frame overflows the slow receiver's queue at once: the first loss
+ * comes before the receive-rate window is full. RFC 5348 6.3.1 seeds the loss history so that
+ * the equation gives the receive rate; seeding from 1 packet per RTT instead (no rate yet)
+ * asked for 16 kbit/s here (8 x 1000 B / R_max 0.5 s) and cut the sender to its floor. The seed
+ * is the rate received so far: the 600 kbit/s of the bottleneck the key frame queued at. */
+static bool drop_40 (uint16_t s) { return s == 40; }
+
+static void test_first_loss_seed_before_window (void)
+{
+  struct amcc_tfmcc_params p;
+  struct amcc_tfmcc_receiver rx;
+  amcc_tfmcc_params_init (&p);
+  amcc_tfmcc_receiver_init (&rx, &p, 7, 0);
+  /* 1000-B packets paced by a 600 kbit/s bottleneck: one per 13.33 ms; one lost */
+  amcc_time gap = 8000 * AMCC_NS_PER_S / 600000;
+  for (uint16_t seq = 1; seq <= 45; seq++)
+    if (!drop_40 (seq))
+      amcc_tfmcc_receiver_on_rtp (&rx, seq * gap, seq, 1000, false, 0);
+  AMT_CHECK (amcc_tfmcc_receiver_recv_rate (&rx) == 0);     /* window not full (0.6 s) */
+  AMT_CHECK (amcc_tfmcc_receiver_loss_event_rate (&rx) > 0);
+  double x = amcc_tfmcc_receiver_rate (&rx);
+  printf ("  X_r after a first loss at 0.55 s: %.0f bit/s\n", x);
+  AMT_NEAR (x, 600e3, 600e3 * 0.05);   /* window edges: one packet in 40 */
+}
+
 int main (void)
 {
   AMT_RUN (test_recv_rate_of_bursty_video);
   AMT_RUN (test_app_limited_no_collapse);
   AMT_RUN (test_start_rate);
   AMT_RUN (test_clr_timeout_in_report_intervals);
+  AMT_RUN (test_first_loss_seed_before_window);
   return amt_summary ();
 }
