@@ -72,12 +72,15 @@ void amcc_tfmcc_receiver_init (struct amcc_tfmcc_receiver *rx, const struct amcc
 }
 
 /* RTT used by the equation: the smoothed echo RTT adjusted by the change in one-way delay
- * since that echo (4.2); R_max from the sender until the first echo. */
+ * since that echo (4.2); R_max from the sender until the first echo. Never below the smallest
+ * echo sample: the delta is taken from the last echo, which may have met a full queue while the
+ * smoothed RTT (q = 0.9) barely moved; the queue draining then drove the sum to ~0 and the
+ * equation to Gbit/s (live: RTT 0.000-0.012 s at the slow receiver). */
 double amcc_tfmcc_receiver_rtt (const struct amcc_tfmcc_receiver *rx)
 {
   if (!rx->have_rtt)
     return rx->r_max_s;
-  return fmax (rx->rtt_s + rx->owd_delta_s, MIN_RTT_S);
+  return fmax (rx->rtt_s + rx->owd_delta_s, fmax (rx->rtt_min_s, MIN_RTT_S));
 }
 
 /* Receive rate over the last 2-4 units: window A spans 2..4 units, B restarts A every 2 units.
@@ -261,6 +264,8 @@ void amcc_tfmcc_receiver_on_sender_info (struct amcc_tfmcc_receiver *rx, amcc_ti
     double sample = us / 1e6;
     rx->is_clr = info->echo_is_clr;
     if (sample > 0 && sample <= MAX_RTT_S) {
+      if (!rx->have_rtt || sample < rx->rtt_min_s)
+        rx->rtt_min_s = sample;
       if (!rx->have_rtt) {
         rx->rtt_s = sample;
         rx->have_rtt = true;

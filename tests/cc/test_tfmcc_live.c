@@ -225,6 +225,38 @@ static void test_first_loss_seed_before_window (void)
   AMT_NEAR (x, 600e3, 600e3 * 0.05);   /* window edges: one packet in 40 */
 }
 
+/* One-way adjustment (4.2) after an echo that met a full queue: the CLR's smoothed RTT moves
+ * 10 % toward the 140 ms sample (0.05 s), the delta is counted from that sample's 120 ms one-way
+ * delay, and when the 100 ms queue drains the sum is 0.05 - 0.1 < 0: the equation's RTT fell to
+ * 0.1 ms and X_r to Gbit/s (live). The adjusted RTT never drops below the smallest sample. */
+static void test_rtt_floor_after_queue_drains (void)
+{
+  struct amcc_tfmcc_params p;
+  struct amcc_tfmcc_receiver rx;
+  amcc_tfmcc_params_init (&p);
+  amcc_tfmcc_receiver_init (&rx, &p, 7, 0);
+  uint16_t seq = 1;
+  for (; seq < 5; seq++)                                  /* past RFC 3550 probation */
+    amcc_tfmcc_receiver_on_rtp (&rx, seq * 10 * MS, seq, 1000, true, 0);
+  struct amcc_tfmcc_sender_info i = info (0, 500000);
+  i.has_echo = true;
+  i.echo_is_clr = true;
+  i.echo_ssrc = 7;
+  amcc_time t = 1 * S;                                    /* sample 40 ms, one-way 20 ms */
+  i.ts_us = (uint32_t) ((t - 20 * MS) / 1000);
+  i.echo_ts_us = (uint32_t) ((t - 40 * MS) / 1000);
+  amcc_tfmcc_receiver_on_sender_info (&rx, t, &i, 0.5);
+  AMT_NEAR (amcc_tfmcc_receiver_rtt (&rx), 0.04, 1e-6);
+  t = 2 * S;                                              /* sample 140 ms, one-way 120 ms */
+  i.ts_us = (uint32_t) ((t - 120 * MS) / 1000);
+  i.echo_ts_us = (uint32_t) ((t - 140 * MS) / 1000);
+  amcc_tfmcc_receiver_on_sender_info (&rx, t, &i, 0.5);
+  AMT_NEAR (amcc_tfmcc_receiver_rtt (&rx), 0.05, 1e-6);   /* q = 0.9 (CLR) */
+  t = 2500 * MS;                                          /* queue drained: one-way 20 ms */
+  amcc_tfmcc_receiver_on_rtp (&rx, t, seq, 1000, true, (uint32_t) ((t - 20 * MS) / 1000));
+  AMT_NEAR (amcc_tfmcc_receiver_rtt (&rx), 0.04, 1e-6);
+}
+
 int main (void)
 {
   AMT_RUN (test_recv_rate_of_bursty_video);
@@ -232,5 +264,6 @@ int main (void)
   AMT_RUN (test_start_rate);
   AMT_RUN (test_clr_timeout_in_report_intervals);
   AMT_RUN (test_first_loss_seed_before_window);
+  AMT_RUN (test_rtt_floor_after_queue_drains);
   return amt_summary ();
 }

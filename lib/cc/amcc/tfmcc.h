@@ -132,6 +132,7 @@ struct amcc_tfmcc_receiver {
   /* RTT (RFC 4654 4.2) */
   bool have_rtt;
   double rtt_s;                     /* smoothed echo RTT */
+  double rtt_min_s;                 /* smallest echo sample: floor of the adjusted RTT */
   bool have_owd_base;
   uint32_t owd_base_us;             /* (arrival - sender ts) when the last echo was taken */
   double owd_delta_s;               /* one-way delay change since then */
