@@ -28,6 +28,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->ci_ge = 0;
   p->rtt_clamp = 8.0;
   p->cj_use_send_time = 1;
+  p->rtt_floor = 1;
 }
 
 static int
@@ -81,6 +82,7 @@ amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
   amcc_loss_filter_init (&rx->lf);
   amcc_rtt_init (&rx->rtt, rx->p.rho, rx->p.default_rtt_s);
   rx->rtt.clamp = rx->p.rtt_clamp;
+  rx->rtt.floor_min_echo = rx->p.rtt_floor != 0;
   rx->iv_start = AMCC_TIME_NONE;
   rx->last_arrival = AMCC_TIME_NONE;
 }

@@ -35,6 +35,8 @@ amcc_rtt_on_echo (amcc_rtt_est *r, double rtt_eff_s)
 {
   if (!(rtt_eff_s > 0) || !(rtt_eff_s <= RTT_MAX_S))
     return AMCC_ERR_PARAM;
+  if (!r->have_echo || rtt_eff_s < r->echo_min)
+    r->echo_min = rtt_eff_s;
   r->echo_rtt = rtt_eff_s;
   r->have_echo = 1;
   if (r->have_oneway && r->oneway_last > 0) {
@@ -58,6 +60,11 @@ amcc_rtt_instant (const amcc_rtt_est *r)
         v = r->echo_rtt * r->clamp;
       if (r->clamp > 0 && v < r->echo_rtt / r->clamp)
         v = r->echo_rtt / r->clamp;
+      /* departure (floor_min_echo): no RTT is below the propagation RTT, best known as the
+       * smallest eq. 9 RTT; an 'a' calibrated on a full queue (eq. 10) and applied to an empty
+       * one would otherwise go under it and inflate eq. 12 */
+      if (r->floor_min_echo && v < r->echo_min)
+        v = r->echo_min;
       return v;
     }
   }

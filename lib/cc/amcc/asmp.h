@@ -43,6 +43,9 @@ typedef struct amcc_asmp_params {
                                 (2.0; 0 = off, the paper's literal eq. 13 which lets a receiver
                                 that is not the bottleneck grow without bound while another
                                 holds the sender down; see asmp_receiver.c) */
+  int rtt_floor;             /* receiver: t_RTT never below the smallest echoed eq. 9 RTT (1;
+                                0 = off: eq. 8 with an 'a' calibrated on a full queue can fall
+                                below the propagation RTT once the queue drains) */
 } amcc_asmp_params;
 
 void amcc_asmp_params_init (amcc_asmp_params *p);

@@ -20,7 +20,9 @@ typedef struct amcc_rtt_est {
   uint64_t oneway_n;
   int have_oneway;
   double echo_rtt;       /* latest echoed effective RTT (eq. 9) */
+  double echo_min;       /* smallest echoed RTT, valid when have_echo */
   int have_echo;
+  int floor_min_echo;    /* eq. 8 never below echo_min (0 = off, the literal eq. 8) */
   double rtt;            /* smoothed t_RTT (eq. 11), 0 until the first update */
   double clamp;          /* eq. 8 kept within [echo / clamp, echo * clamp] (8; 0 = off) */
   int have_rtt;
@@ -35,7 +37,8 @@ void amcc_rtt_on_oneway (amcc_rtt_est *r, double oneway_s);
  * value itself is the instantaneous sample. */
 int amcc_rtt_on_echo (amcc_rtt_est *r, double rtt_eff_s);
 /* eq. 8: instantaneous t_RTT = (1 + a) * T_oneway over the interval's mean one-way delay;
- * falls back to the echoed RTT, then to default_rtt. Always > 0. */
+ * falls back to the echoed RTT, then to default_rtt. Always > 0. With floor_min_echo, never
+ * below the smallest echoed RTT (the propagation RTT bounds every RTT from below). */
 double amcc_rtt_instant (const amcc_rtt_est *r);
 /* eq. 11 at a report: rtt = rho * inst + (1 - rho) * rtt (first sample taken as is); restarts
  * the interval's one-way mean. Returns the smoothed RTT (> 0). */
