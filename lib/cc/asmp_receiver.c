@@ -28,6 +28,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->ci_ge = 0;
   p->rtt_clamp = 8.0;
   p->cj_use_send_time = 1;
+  p->step_limit = 1;
   p->rtt_floor = 1;
 }
 
@@ -181,6 +182,10 @@ amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp
     r = rate_smooth (rate_no_loss (r_prev, rx->mean_pkt, rtt), r_prev, gamma); /* eq. 13, 14 */
   if (!isfinite (r))
     r = r_prev;
+  /* Deviation (step_limit): "in order to avoid abrupt changes" the rate "must not be increased
+   * more than one P/RTT" (papers/000 3.6), also when eq. 12 computed it */
+  if (rx->p.step_limit && rx->mean_pkt > 0 && r > r_prev + rx->mean_pkt / rtt)
+    r = r_prev + rx->mean_pkt / rtt;
   /* Deviation (param recv_rate_cap, 0 = off): eq. 13 adds a packet per RTT to the receiver's own
    * previous estimate even when the sender is held far below it by another receiver, so after
    * that receiver leaves the group rate would jump to an unbounded value. Capping at a multiple

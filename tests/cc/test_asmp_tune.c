@@ -5,6 +5,7 @@
 #include <string.h>
 #include "amtest.h"
 #include "amcc/asmp.h"
+#include "amcc/tcpmodel.h"
 
 #define MS AMCC_NS_PER_MS
 #define SEC AMCC_NS_PER_S
@@ -31,6 +32,54 @@ report (amcc_asmp_receiver *rx, stream *s, amcc_time owd)
   amcc_asmp_report r;
   amcc_asmp_receiver_make_report (rx, s->t + owd, &r);
   return r;
+}
+
+/* step_limit. The sender goes on at 200 packets/s (200 kB/s) after a 5 % loss interval made the
+ * receiver report less (it lags the reports). Six loss-free intervals later the loss interval
+ * sits in the last filter slot (weight 0.2): one lost packet of 200 gives l = (0.005 + 0.2 *
+ * 0.05) / 6 = 0.0025 and PFTK(1000 B, 0.1 s, 0.0025) = 240 kB/s, far above r_prev (about 130
+ * kB/s). The literal eq. 12 + 14 (gamma 0.9) jumps by several P / t_RTT on that lossy interval;
+ * step_limit allows one. Returns the rate change of that interval, bytes/s. */
+static double
+run_loss_jump (int step_limit, double *r_prev, double *loss)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  p.step_limit = step_limit;
+  amcc_asmp_receiver rx;
+  amcc_asmp_receiver_init (&rx, &p, 90000);
+  stream s = { 0, 0 };
+  const amcc_time dt = 5 * MS, owd = 50 * MS;
+  feed (&rx, &s, 100, dt, owd, 0, 0);
+  amcc_asmp_receiver_on_rtt_echo (&rx, s.t, 100 * MS);      /* eq. 10: a = 1, t_RTT = 0.1 s */
+  feed (&rx, &s, 100, dt, owd, 0, 0);
+  report (&rx, &s, owd);
+  feed (&rx, &s, 200, dt, owd, 20, 10);                     /* 5 % */
+  report (&rx, &s, owd);
+  amcc_asmp_report r;
+  for (int i = 0; i < 6; i++) {
+    feed (&rx, &s, 200, dt, owd, 0, 0);
+    r = report (&rx, &s, owd);
+  }
+  *r_prev = r.rate_bps / 8;
+  feed (&rx, &s, 200, dt, owd, 200, 100);                   /* one packet lost */
+  r = report (&rx, &s, owd);
+  *loss = r.loss;
+  return r.rate_bps / 8 - *r_prev;
+}
+
+static void
+test_step_limit (void)
+{
+  double r_prev, l;
+  double up = run_loss_jump (1, &r_prev, &l);
+  AMT_NEAR (l, (0.005 + 0.2 * 0.05) / 6, 1e-9);
+  AMT_CHECK (amcc_pftk_rate (1000, 0.1, l) > 1.5 * r_prev);   /* the model says "much faster" */
+  AMT_NEAR (up, 1000 / 0.1, 1e-6);                             /* one P / t_RTT */
+  double lit = run_loss_jump (0, &r_prev, &l);
+  printf ("# lossy interval after the filter aged: %+.0f B/s (literal %+.0f B/s, P/t_RTT 10000)\n",
+      up, lit);
+  AMT_CHECK (lit > 1000 / 0.1);
 }
 
 /* rtt_floor. One-way delay 20 ms with an echoed RTT of 40 ms (a = 1, the propagation RTT), then
@@ -81,6 +130,7 @@ test_rtt_floor (void)
 int
 main (void)
 {
+  AMT_RUN (test_step_limit);
   AMT_RUN (test_rtt_floor);
   return amt_summary ();
 }

@@ -43,6 +43,10 @@ typedef struct amcc_asmp_params {
                                 (2.0; 0 = off, the paper's literal eq. 13 which lets a receiver
                                 that is not the bottleneck grow without bound while another
                                 holds the sender down; see asmp_receiver.c) */
+  int step_limit;            /* receiver: no report raises the rate by more than one P / t_RTT,
+                                whichever equation computed it (1; 0 = the literal eq. 12 + 14,
+                                where PFTK of a filtered loss that is ageing out can exceed r_prev
+                                by several P / t_RTT) */
   int rtt_floor;             /* receiver: t_RTT never below the smallest echoed eq. 9 RTT (1;
                                 0 = off: eq. 8 with an 'a' calibrated on a full queue can fall
                                 below the propagation RTT once the queue drains) */
