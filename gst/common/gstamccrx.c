@@ -190,7 +190,17 @@ gst_am_cc_receiver_on_sending_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer *
   }
   if (r->is_tfmcc) {
     struct amcc_tfmcc_report rep;
+    amcc_time due = amcc_tfmcc_receiver_next_report_time (&r->tfmcc);
     int w;
+    if (due == AMCC_TIME_NONE || due > now) {
+      /* RFC 4654 4.5: only when the feedback timer (or the CLR's per-RTT report) is due; a
+       * report in every RTCP packet would bypass the timer and X_supp suppression */
+      r->rate_bps = amcc_tfmcc_receiver_rate (&r->tfmcc);
+      r->loss = amcc_tfmcc_receiver_loss_event_rate (&r->tfmcc);
+      r->rtt_s = amcc_tfmcc_receiver_rtt (&r->tfmcc);
+      r->congested = r->loss > 0;
+      return FALSE;
+    }
     amcc_tfmcc_receiver_make_report (&r->tfmcc, now, &rep);
     r->rate_bps = rep.rate_bps;
     r->loss = rep.loss_event_rate;

@@ -303,29 +303,68 @@ GST_START_TEST (test_similar_peer_report_suppresses)
 }
 GST_END_TEST;
 
-GST_START_TEST (test_tfmcc_receiver_report)
+/* TFMCC receiver reports only when its feedback timer fires (RFC 4654 4.5): none before it has
+ * heard the sender's fields (no feedback round), one per round as a non-CLR receiver, and again
+ * in the next round. */
+static gboolean
+next_rtcp_has_tfmr (Fixture * f, struct amcc_tfmcc_report *r)
 {
-  Fixture f;
-  GstBuffer *b;
+  GstBuffer *b = amt_crank_until (f->clock, f->rtcp_out, 20);
   guint8 data[256], subtype;
   guint32 ssrc = 0;
   gsize len = 0;
+  gboolean found;
+
+  fail_unless (b != NULL);
+  found = amt_find_app (b, AMCC_TFMCC_APP_REPORT, &subtype, &ssrc, data, sizeof (data), &len);
+  fail_if (amt_find_app (b, AMCC_ASMP_APP_NAME, &subtype, &ssrc, data, sizeof (data), &len));
+  gst_buffer_unref (b);
+  if (found) {
+    fail_unless_equals_int (ssrc, f->own_ssrc);
+    fail_unless (amcc_tfmcc_report_decode (r, data, len) >= 0);
+  }
+  return found;
+}
+
+static void
+send_tfms (Fixture * f, guint16 fb_nr)
+{
+  struct amcc_tfmcc_sender_info info;
+  guint8 payload[AMCC_TFMCC_SENDER_INFO_LEN];
+
+  memset (&info, 0, sizeof (info));
+  info.fb_nr = fb_nr;
+  info.slowstart = TRUE;
+  info.ts_us = (guint32) (gst_am_now () / 1000);
+  info.r_max_us = 20000;        /* round T = 6 R_max = 120 ms: the timer fires within it */
+  info.rate_bps = 500e3;
+  fail_unless (amcc_tfmcc_sender_info_encode (&info, payload, sizeof (payload)) > 0);
+  send_sr (f, AMCC_TFMCC_APP_SENDER, 0, payload, sizeof (payload));
+}
+
+GST_START_TEST (test_tfmcc_receiver_report)
+{
+  Fixture f;
   struct amcc_tfmcc_report r;
   guint i;
   gboolean found = FALSE;
 
   fixture_init (&f, "tfmcc");
   send_rtp (&f, 30, 0);
-  for (i = 0; i < 5 && !found; i++) {
-    b = amt_crank_until (f.clock, f.rtcp_out, 20);
-    fail_unless (b != NULL);
-    found = amt_find_app (b, AMCC_TFMCC_APP_REPORT, &subtype, &ssrc, data, sizeof (data), &len);
-    fail_if (amt_find_app (b, AMCC_ASMP_APP_NAME, &subtype, &ssrc, data, sizeof (data), &len));
-    gst_buffer_unref (b);
-  }
+  for (i = 0; i < 3; i++)
+    fail_if (next_rtcp_has_tfmr (&f, &r), "TFMR before any sender fields (no round)");
+  send_tfms (&f, 7);
+  for (i = 0; i < 5 && !found; i++)
+    found = next_rtcp_has_tfmr (&f, &r);
   fail_unless (found, "no TFMR report in the receiver's RTCP");
-  fail_unless_equals_int (ssrc, f.own_ssrc);
-  fail_unless (amcc_tfmcc_report_decode (&r, data, len) >= 0);
+  fail_unless_equals_int (r.fb_nr, 7);
+  for (i = 0; i < 3; i++)
+    fail_if (next_rtcp_has_tfmr (&f, &r), "a second TFMR in the same round (non-CLR)");
+  send_tfms (&f, 8);
+  for (i = 0, found = FALSE; i < 5 && !found; i++)
+    found = next_rtcp_has_tfmr (&f, &r);
+  fail_unless (found, "no TFMR in the next round");
+  fail_unless_equals_int (r.fb_nr, 8);
   fixture_clear (&f);
 }
 GST_END_TEST;
