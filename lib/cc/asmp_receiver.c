@@ -29,6 +29,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->rtt_clamp = 8.0;
   p->cj_use_send_time = 1;
   p->step_limit = 1;
+  p->recv_rate_step = 1;
   p->rtt_floor = 1;
 }
 
@@ -193,6 +194,11 @@ amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp
    * (papers/000 4.4, late join). */
   if (rx->p.recv_rate_cap > 0 && recv > 0 && r > rx->p.recv_rate_cap * recv)
     r = rx->p.recv_rate_cap * recv;
+  /* Deviation (recv_rate_step): eq. 13 grants one P per RTT over the rate in use (papers/000
+   * 3.6; spec/asmp.md "no slow start"). When the sender lags our reports (the encoder takes a
+   * new rate at its next key frame) r_prev is not in use yet: rise only to what arrives + P/RTT */
+  if (rx->p.recv_rate_step && recv > 0 && rx->mean_pkt > 0 && r > r_prev)
+    r = fmin (r, fmax (r_prev, recv + rx->mean_pkt / rtt));
   rx->rate_Bps = clamp (r, lo, hi);
 
   amcc_asmp_report rep;

@@ -82,6 +82,45 @@ test_step_limit (void)
   AMT_CHECK (lit > 1000 / 0.1);
 }
 
+/* recv_rate_step. A sender that does not follow the reports (a constant 100 kB/s; the live
+ * encoder takes a new rate only at its next key frame) and no loss: eq. 13 adds 0.9 P / t_RTT per
+ * report to r_prev regardless, up to recv_rate_cap x 100 kB/s. With recv_rate_step no report
+ * exceeds what arrived in its interval plus P / t_RTT (+1 packet at the interval boundaries). */
+static double
+run_lagging_sender (int recv_rate_step, int *within)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  p.recv_rate_step = recv_rate_step;
+  amcc_asmp_receiver rx;
+  amcc_asmp_receiver_init (&rx, &p, 90000);
+  stream s = { 0, 0 };
+  const amcc_time dt = 10 * MS, owd = 50 * MS;
+  feed (&rx, &s, 50, dt, owd, 0, 0);
+  amcc_asmp_receiver_on_rtt_echo (&rx, s.t, 100 * MS);
+  amcc_asmp_report r = { 0 };
+  *within = 1;
+  for (int i = 0; i < 30; i++) {
+    feed (&rx, &s, 100, dt, owd, 0, 0);
+    r = report (&rx, &s, owd);
+    *within &= r.rate_bps / 8 <= 100000 + 1000 / r.rtt_s + 1000;
+  }
+  return r.rate_bps / 8;
+}
+
+static void
+test_recv_rate_step (void)
+{
+  int within, lit_within;
+  double r = run_lagging_sender (1, &within);
+  double lit = run_lagging_sender (0, &lit_within);
+  printf ("# 30 reports of a sender held at 100000 B/s: %.0f B/s (without the step %.0f)\n", r, lit);
+  AMT_CHECK (within);
+  AMT_CHECK (r >= 100000);               /* it still asks for one packet per RTT more */
+  AMT_CHECK (!lit_within);
+  AMT_NEAR (lit, 2.0 * 100000, 2000);   /* only recv_rate_cap (2 x received) stops it */
+}
+
 /* rtt_floor. One-way delay 20 ms with an echoed RTT of 40 ms (a = 1, the propagation RTT), then
  * a full queue: one-way 120 ms, echo 140 ms (a = 1/6), then the queue drains (one-way 20 ms):
  * eq. 8 gives (1 + 1/6) 0.02 = 23.3 ms, below the 40 ms that the path has never gone under
@@ -105,6 +144,7 @@ run_rtt_floor (int floor, double *min_rtt)
   amcc_asmp_receiver_on_rtt_echo (&rx, s.t, 140 * MS);
   feed (&rx, &s, 50, dt, 120 * MS, 0, 0);
   report (&rx, &s, 120 * MS);
+  s.t += 100 * MS;                                      /* a pause drains the queue */
   *min_rtt = 1e9;
   for (int i = 0; i < 10; i++) {
     feed (&rx, &s, 100, dt, 20 * MS, 0, 0);
@@ -127,10 +167,114 @@ test_rtt_floor (void)
   AMT_CHECK (lit_lo < 0.040);
 }
 
+/* The live session in a loop (tests/net/test_asmp_elements.py): 700-byte packets, a 600 kbit/s
+ * drop-tail bottleneck holding 100 ms, 20 ms each way, a report every 500 ms, an RTT echo (eq. 9:
+ * the true RTT, queue included) every 500 ms, and a sender whose encoder takes the target only
+ * at each key frame (1 s GOP). Over the last 30 s of 60 the sender's target must average below
+ * the bottleneck and its 90th percentile stay within one packet per propagation RTT (eq. 13's
+ * step) above it, as the net test asserts. */
+#define LP 700
+#define LCAP 600e3
+#define LBASE (20 * MS)
+#define LBUF (100 * MS)
+#define LGOP SEC
+#define LREP (500 * MS)
+#define LQ 4096
+
+typedef struct { amcc_time arr, send; uint16_t seq; } lpkt;
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static void
+run_gop_lag (const amcc_asmp_params *p, double *mean, double *p90, double *loss)
+{
+  static lpkt q[LQ];
+  static double samp[30000];
+  static amcc_asmp_receiver rx;
+  int head = 0, tail = 0, ns = 0;
+  long sent = 0, lost = 0;
+  amcc_asmp_sender *tx = amcc_asmp_sender_new (p, 0);
+  amcc_asmp_receiver_init (&rx, p, 90000);
+  double enc = p->initial_rate_bps, next_send = 0;
+  const amcc_time service = (amcc_time) (8.0 * LP / LCAP * 1e9);
+  amcc_time free_at = 0, next_rep = SEC, next_sr = LREP / 2;
+  uint16_t seq = 0;
+  for (amcc_time t = 0; t < 60 * SEC; t += MS) {
+    if (t % LGOP == 0)
+      enc = amcc_asmp_sender_rate (tx, t);             /* the key frame takes the target */
+    for (; next_send <= (double) t; next_send += 8.0 * LP / enc * 1e9, seq++) {
+      amcc_time ts = (amcc_time) next_send;
+      int drop = free_at - ts > LBUF;                  /* drop-tail */
+      if (t >= 30 * SEC) {
+        sent++;
+        lost += drop;
+      }
+      if (!drop) {
+        free_at = (free_at > ts ? free_at : ts) + service;
+        q[tail++ % LQ] = (lpkt) { free_at + LBASE, ts, seq };
+      }
+    }
+    while (head != tail && q[head % LQ].arr <= t) {
+      lpkt *k = &q[head++ % LQ];
+      amcc_asmp_receiver_on_rtp (&rx, k->arr, k->seq, (uint32_t) (k->send / (SEC / 90000)), k->send, LP);
+    }
+    if (t >= next_rep) {
+      amcc_asmp_report r;
+      amcc_asmp_receiver_make_report (&rx, t, &r);
+      amcc_asmp_sender_on_report (tx, t, 1, &r);
+      amcc_asmp_sender_on_report_block (tx, t, 1, 2 * LBASE + (free_at > t ? free_at - t : 0));
+      next_rep += LREP;
+    }
+    if (t >= next_sr) {
+      amcc_asmp_echo_entry e[1];
+      if (amcc_asmp_sender_fill_echo (tx, t, e, 1) == 1)
+        amcc_asmp_receiver_on_rtt_echo (&rx, t, e[0].rtt);
+      next_sr += LREP;
+    }
+    if (t >= 30 * SEC && ns < 30000)
+      samp[ns++] = amcc_asmp_sender_rate (tx, t);
+  }
+  double sum = 0;
+  for (int i = 0; i < ns; i++)
+    sum += samp[i];
+  qsort (samp, (size_t) ns, sizeof samp[0], cmp_double);
+  *mean = sum / ns;
+  *p90 = samp[(int) (0.9 * ns)];
+  *loss = sent ? (double) lost / (double) sent : 0;
+  amcc_asmp_sender_free (tx);
+}
+
+static void
+test_gop_lag (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  p.initial_rate_bps = 300e3;       /* the net test's sender settings */
+  p.min_rate_bps = 100e3;
+  p.max_rate_bps = 2e6;
+  const double step = 8.0 * LP / (2.0 * LBASE / 1e9);
+  double mean, p90, loss, lmean, lp90, lloss;
+  run_gop_lag (&p, &mean, &p90, &loss);
+  p.recv_rate_step = 0;
+  run_gop_lag (&p, &lmean, &lp90, &lloss);
+  printf ("# GOP-lagged sender, 600 kbit/s bottleneck: mean %.0f, p90 %.0f bit/s, loss %.1f %% "
+      "(without recv_rate_step: %.0f, %.0f, %.1f %%)\n", mean, p90, 100 * loss, lmean, lp90, 100 * lloss);
+  AMT_CHECK (mean < LCAP);
+  AMT_CHECK (p90 <= LCAP + step);
+  AMT_CHECK (lmean >= LCAP || lp90 > LCAP + step);
+}
+
 int
 main (void)
 {
   AMT_RUN (test_step_limit);
+  AMT_RUN (test_recv_rate_step);
   AMT_RUN (test_rtt_floor);
+  AMT_RUN (test_gop_lag);
   return amt_summary ();
 }

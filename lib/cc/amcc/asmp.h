@@ -47,6 +47,10 @@ typedef struct amcc_asmp_params {
                                 whichever equation computed it (1; 0 = the literal eq. 12 + 14,
                                 where PFTK of a filtered loss that is ageing out can exceed r_prev
                                 by several P / t_RTT) */
+  int recv_rate_step;        /* receiver: the rate rises only up to the rate received in the
+                                interval + P / t_RTT (1; 0 = off). ASMP has no slow start, so one
+                                packet per RTT above what arrives is all eq. 13 can justify while
+                                the sender lags the reports; see asmp_receiver.c */
   int rtt_floor;             /* receiver: t_RTT never below the smallest echoed eq. 9 RTT (1;
                                 0 = off: eq. 8 with an 'a' calibrated on a full queue can fall
                                 below the propagation RTT once the queue drains) */
