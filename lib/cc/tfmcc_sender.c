@@ -159,7 +159,9 @@ static double clr_rtt (const struct amcc_tfmcc_sender *tx)
  * the CLR's actual report interval when that is longer than its RTT. */
 static double clr_unit (const struct amcc_tfmcc_sender *tx)
 {
-  return fmax (clr_rtt (tx), tx->clr_gap_s);
+  /* until a CLR has reported twice the interval is unknown: R_max, the RFC's value for an
+   * unknown RTT (a new CLR learns its role from an echo, then needs an early RTCP slot) */
+  return fmax (clr_rtt (tx), tx->clr_gap_s > 0 ? tx->clr_gap_s : tx->r_max_s);
 }
 
 static void select_clr (struct amcc_tfmcc_sender *tx, amcc_time now, const struct tfmcc_rcv *e)

@@ -257,6 +257,36 @@ static void test_rtt_floor_after_queue_drains (void)
   AMT_NEAR (amcc_tfmcc_receiver_rtt (&rx), 0.04, 1e-6);
 }
 
+/* The first CLR: the sender measures its RTT (40 ms) from the report that selects it, but the
+ * receiver learns it is the CLR only from a later sender APP and then waits for an early RTCP
+ * slot (0.5-1.5 s live). Counting in RTTs it was gone after 0.4 s, before its first report as
+ * CLR, so slowstart sat without a CLR for 3.5 s (live, initial 100 kbit/s). Until a CLR has
+ * reported twice, the report interval counts as R_max (500 ms at start): gone after 5 s. */
+static void test_first_clr_waits_for_its_report (void)
+{
+  struct amcc_tfmcc_params p;
+  amcc_tfmcc_params_init (&p);
+  p.initial_rate_bps = 100e3;
+  struct amcc_tfmcc_sender *tx = amcc_tfmcc_sender_new (&p, 0);
+  struct amcc_tfmcc_sender_info i;
+  amcc_tfmcc_sender_fill_info (tx, 3 * S, &i);
+  struct amcc_tfmcc_report r = rep (220e3, false);
+  r.has_echo = true;
+  r.echo_ts_us = i.ts_us;
+  r.echo_hold_us = 0;
+  amcc_tfmcc_sender_on_report (tx, 3 * S + 40 * MS, 1, &r);   /* RTT 40 ms, CLR, X = 220k */
+  AMT_CHECK (sstate (tx).has_clr && sstate (tx).clr_ssrc == 1);
+  AMT_NEAR (sstate (tx).clr_rtt_s, 0.04, 1e-6);
+  AMT_NEAR (sstate (tx).rate_bps, 220e3, 1e-6);
+  amcc_tfmcc_sender_fill_info (tx, 4500 * MS, &i);             /* 1.5 s later */
+  AMT_CHECK (sstate (tx).has_clr && i.has_echo && i.echo_ssrc == 1 && i.echo_is_clr);
+  AMT_NEAR (sstate (tx).rate_bps, 220e3, 1e-6);                /* grace: 10 units = 5 s */
+  r = rep (440e3, false);
+  amcc_tfmcc_sender_on_report (tx, 4600 * MS, 1, &r);          /* its first report as CLR */
+  AMT_NEAR (sstate (tx).rate_bps, 440e3, 1e-6);                /* slowstart goes on */
+  amcc_tfmcc_sender_free (tx);
+}
+
 int main (void)
 {
   AMT_RUN (test_recv_rate_of_bursty_video);
@@ -265,5 +295,6 @@ int main (void)
   AMT_RUN (test_clr_timeout_in_report_intervals);
   AMT_RUN (test_first_loss_seed_before_window);
   AMT_RUN (test_rtt_floor_after_queue_drains);
+  AMT_RUN (test_first_clr_waits_for_its_report);
   return amt_summary ();
 }
