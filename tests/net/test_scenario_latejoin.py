@@ -15,7 +15,8 @@ Asserts what must hold for a single-rate multicast congestion control:
    which the estimate reflects only the new path; a mean above the link rate for that long would
    mean a standing overload of the slow link);
  - the receiver that left stops holding the group down: the mean target over [leave + 8 s, end]
-   is above the slow link's 300 kb/s (the fast path has 1.5 Mb/s and nothing else competes; the
+   is above its mean while the slow receiver was there;
+ - and the rate recovers: that mean is above the slow link's 300 kb/s (the fast path has 1.5 Mb/s and nothing else competes; the
    rate before the join, printed, sits at the sender's 1 Mb/s cap). Not "back to the pre-join
    rate": TFMCC may climb by only 8s/R_max per R_max once the slow CLR is gone (RFC 4654 §3);
  - no namespace is left behind.
@@ -78,6 +79,9 @@ def main():
           f"{held}, after [{leave + SETTLE_S:.0f}, {end:.0f}) s {rec}")
     check(held is not None and held <= SLOW_BPS,
           f"rate fell below the new bottleneck: mean {held and round(held)} <= {SLOW_BPS} bit/s")
+    check(rec is not None and held is not None and rec > held,
+          f"the left receiver no longer holds the group down: mean {rec and round(rec)} after > "
+          f"{held and round(held)} during")
     check(rec is not None and rec > SLOW_BPS,
           f"rate recovered after the leave: mean {rec and round(rec)} > {SLOW_BPS} bit/s "
           f"(before the join: {before and round(before)})")
