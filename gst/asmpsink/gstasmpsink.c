@@ -3,7 +3,8 @@
  *
  *   ... ! x264enc ! rtph264pay ! asmpsink address=239.1.2.3 port=5004
  *
- * Inside: ghost sink -> rtpbin send_rtp_sink_0 -> send_rtp_src_0 -> udpsink (RTP)
+ * Inside: ghost sink -> pacer (gst/common/gstampacer.c) -> rtpbin send_rtp_sink_0
+ *           -> send_rtp_src_0 -> udpsink (RTP)
  *         rtpbin send_rtcp_src_0 -> udpsink (RTCP, port + 1, socket shared with the udpsrc)
  *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
  * The element only translates: packets and RTCP in, lib/cc decisions out (gst/common). */
@@ -17,6 +18,7 @@
 #include "../common/gstamcc.h"
 #include "../common/gstamenc.h"
 #include "../common/gstamnet.h"
+#include "../common/gstampacer.h"
 #include "../common/gstamsdp.h"
 #include "../common/gstamtrace.h"
 
@@ -26,19 +28,25 @@ GST_DEBUG_CATEGORY_STATIC (asmpsink_debug);
 #define DEFAULT_INITIAL_BPS 500000
 #define DEFAULT_MIN_BPS 64000
 #define DEFAULT_MAX_BPS 20000000
+#ifndef DEFAULT_PACING          /* -DDEFAULT_PACING=FALSE: a build to compare without pacing */
+#define DEFAULT_PACING TRUE
+#endif
+#define DEFAULT_PACING_FACTOR 1.5
+#define DEFAULT_MAX_PACING_DELAY_MS 200
 
 enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP,
   PROP_PROTOCOL, PROP_INITIAL_BITRATE, PROP_MIN_BITRATE, PROP_MAX_BITRATE,
   PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_TRACE_DIR, PROP_SDP_FILE,
-  PROP_STATS, PROP_RECEIVER_TIMEOUT, N_PROPS
+  PROP_STATS, PROP_RECEIVER_TIMEOUT, PROP_PACING, PROP_PACING_FACTOR, PROP_MAX_PACING_DELAY,
+  N_PROPS
 };
 static GParamSpec *props[N_PROPS];
 
 struct _GstAsmpSink {
   GstBin parent;
   GstPad *sinkpad;
-  GstElement *rtpbin, *rtp_sink, *rtcp_sink, *rtcp_src;
+  GstElement *rtpbin, *rtp_sink, *rtcp_sink, *rtcp_src, *pacer;
   GObject *session;
 
   GMutex lock;                  /* everything below */
@@ -48,6 +56,9 @@ struct _GstAsmpSink {
   GstElement *encoder_prop;
   guint rtcp_interval_ms, receiver_timeout_ms;
   gchar *trace_dir, *sdp_file;
+  gboolean pacing;
+  gdouble pacing_factor;
+  guint max_pacing_delay_ms;
 
   GstAmCcSender *cc;
   GstAmEncoder enc;
@@ -81,6 +92,7 @@ update_target_locked (GstAsmpSink * self, gint64 now)
     return FALSE;
   self->target_bps = bps;
   gst_am_encoder_set_target (&self->enc, bps);
+  gst_am_pacer_set_rate (GST_AM_PACER (self->pacer), bps);
   return TRUE;
 }
 
@@ -218,6 +230,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
       gst_structure_set (stats, "encoder", G_TYPE_STRING,
           gst_am_encoder_kind_name (self->enc.kind), "encoder-bitrate", G_TYPE_UINT,
           self->enc.applied_bps, NULL);
+      gst_am_pacer_add_stats (GST_AM_PACER (self->pacer), stats);
       gst_am_trace_rate_row (self->rate, stats);
       if (self->stats)
         gst_structure_free (self->stats);
@@ -265,6 +278,14 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
 }
 
 /* ---- properties ---- */
+static void
+configure_pacer_locked (GstAsmpSink * self)
+{
+  if (self->pacer)
+    gst_am_pacer_configure (GST_AM_PACER (self->pacer), self->pacing, self->pacing_factor,
+        self->max_pacing_delay_ms);
+}
+
 static void
 gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * value,
     GParamSpec * pspec)
@@ -324,10 +345,22 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
       g_free (self->sdp_file);
       self->sdp_file = g_value_dup_string (value);
       break;
+    case PROP_PACING:
+      self->pacing = g_value_get_boolean (value);
+      break;
+    case PROP_PACING_FACTOR:
+      self->pacing_factor = g_value_get_double (value);
+      break;
+    case PROP_MAX_PACING_DELAY:
+      self->max_pacing_delay_ms = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  if (prop_id == PROP_PACING || prop_id == PROP_PACING_FACTOR
+      || prop_id == PROP_MAX_PACING_DELAY)
+    configure_pacer_locked (self);
   if (prop_id == PROP_MIN_BITRATE || prop_id == PROP_MAX_BITRATE) {
     gboolean changed = update_target_locked (self, gst_am_now ());
     guint bps = self->target_bps;
@@ -368,6 +401,9 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_RECEIVER_TIMEOUT: g_value_set_uint (value, self->receiver_timeout_ms); break;
     case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
     case PROP_SDP_FILE: g_value_set_string (value, self->sdp_file); break;
+    case PROP_PACING: g_value_set_boolean (value, self->pacing); break;
+    case PROP_PACING_FACTOR: g_value_set_double (value, self->pacing_factor); break;
+    case PROP_MAX_PACING_DELAY: g_value_set_uint (value, self->max_pacing_delay_ms); break;
     case PROP_STATS:
       if (self->stats)
         g_value_set_boxed (value, self->stats);
@@ -418,6 +454,7 @@ start_locked (GstAsmpSink * self)
     return FALSE;
   }
   self->target_bps = self->initial_bps;
+  gst_am_pacer_set_rate (GST_AM_PACER (self->pacer), self->initial_bps);
   gst_am_send_trace_reset (&self->send_trace, GST_AM_CODEC_OTHER);
   if (self->trace_dir && !gst_am_trace_open_pair (self->trace_dir, "sd.txt", &self->sd,
           "rate.csv", "time_s,target_bps,sent_bps,receivers,min_receiver_bps,protocol",
@@ -524,7 +561,13 @@ gst_asmp_sink_init (GstAsmpSink * self)
   self->max_bps = DEFAULT_MAX_BPS;
   self->target_bps = DEFAULT_INITIAL_BPS;
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
+  self->pacing = DEFAULT_PACING;
+  self->pacing_factor = DEFAULT_PACING_FACTOR;
+  self->max_pacing_delay_ms = DEFAULT_MAX_PACING_DELAY_MS;
 
+  self->pacer = gst_am_pacer_new ("pacer");
+  gst_bin_add (bin, self->pacer);
+  configure_pacer_locked (self);
   self->rtpbin = gst_am_make (bin, "rtpbin", "rtpbin");
   self->rtp_sink = gst_am_make (bin, "udpsink", "rtp_sink");
   self->rtcp_sink = gst_am_make (bin, "udpsink", "rtcp_sink");
@@ -535,9 +578,10 @@ gst_asmp_sink_init (GstAsmpSink * self)
   if (!self->rtpbin || !self->rtp_sink || !self->rtcp_sink || !self->rtcp_src)
     return;                     /* error posted; the element fails to start */
 
-  pad = gst_element_request_pad_simple (self->rtpbin, "send_rtp_sink_0");
+  pad = gst_element_get_static_pad (self->pacer, "sink");
   gst_ghost_pad_set_target (GST_GHOST_PAD (self->sinkpad), pad);
   gst_object_unref (pad);
+  gst_element_link_pads (self->pacer, "src", self->rtpbin, "send_rtp_sink_0");
   gst_element_link_pads (self->rtpbin, "send_rtp_src_0", self->rtp_sink, "sink");
   gst_element_link_pads (self->rtpbin, "send_rtcp_src_0", self->rtcp_sink, "sink");
   gst_element_link_pads (self->rtcp_src, "src", self->rtpbin, "recv_rtcp_sink_0");
@@ -640,6 +684,18 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
   props[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Last 'asmpsink-stats' structure (see docs/elements.md)", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  props[PROP_PACING] = g_param_spec_boolean ("pacing", "Pacing",
+      "Space RTP packets so the instantaneous rate is at most pacing-factor x target-bitrate "
+      "(TFMCC: RFC 4654 3.7's 8 s / X); false: packets leave as they arrive (a key frame in "
+      "one burst)", DEFAULT_PACING, rw | GST_PARAM_MUTABLE_PLAYING);
+  props[PROP_PACING_FACTOR] = g_param_spec_double ("pacing-factor", "Pacing factor",
+      "Packets leave at up to this multiple of the target (absorbs the encoder's key-frame "
+      "overshoot; 1.0 = exactly 8 s / X)", 1.0, 10.0, DEFAULT_PACING_FACTOR,
+      rw | GST_PARAM_MUTABLE_PLAYING);
+  props[PROP_MAX_PACING_DELAY] = g_param_spec_uint ("max-pacing-delay", "Maximum pacing delay",
+      "A packet waits at most this long (ms) in the pacer, then leaves at once, so pacing "
+      "never adds more latency", 0, 10000, DEFAULT_MAX_PACING_DELAY_MS,
+      rw | GST_PARAM_MUTABLE_PLAYING);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
