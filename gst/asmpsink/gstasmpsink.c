@@ -28,10 +28,12 @@ GST_DEBUG_CATEGORY_STATIC (asmpsink_debug);
 #define DEFAULT_INITIAL_BPS 500000
 #define DEFAULT_MIN_BPS 64000
 #define DEFAULT_MAX_BPS 20000000
-#ifndef DEFAULT_PACING          /* -DDEFAULT_PACING=FALSE: a build to compare without pacing */
+#ifndef DEFAULT_PACING          /* -DDEFAULT_PACING=FALSE etc.: builds to compare settings */
 #define DEFAULT_PACING TRUE
 #endif
+#ifndef DEFAULT_PACING_FACTOR
 #define DEFAULT_PACING_FACTOR 1.5
+#endif
 #define DEFAULT_MAX_PACING_DELAY_MS 200
 
 enum {
