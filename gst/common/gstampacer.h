@@ -2,8 +2,8 @@
  * own queue and streaming thread that lets RTP packets leave spaced so the instantaneous rate is
  * at most factor x the target (lib/cc amcc_pacing_interval: RFC 4654 3.7's 8 s / X). Upstream
  * never blocks on pacing (it only waits if 2000 packets are queued); a packet never waits longer
- * than max-delay after it arrived. Waits are on the system clock (as the RTCP timers) and are
- * unscheduled on flush-start and when the pads deactivate
+ * than max-delay after it arrived. Waits are on the system clock (as the RTCP timers), one per
+ * GST_AM_PACER_SLOT at most, and end on flush-start and when the pads deactivate
  * (PAUSED->READY). Thread safe. */
 #ifndef GST_AM_PACER_H
 #define GST_AM_PACER_H
@@ -13,6 +13,10 @@ G_BEGIN_DECLS
 
 #define GST_TYPE_AM_PACER (gst_am_pacer_get_type ())
 G_DECLARE_FINAL_TYPE (GstAmPacer, gst_am_pacer, GST, AM_PACER, GstElement)
+
+/* A packet whose slot is at most this far ahead leaves at once (one wakeup sends all of them):
+ * bytes sent in any window W stay within factor x target x (W + SLOT) plus one packet. */
+#define GST_AM_PACER_SLOT (5 * GST_MSECOND)
 
 GstElement *gst_am_pacer_new (const gchar * name);
 /* The rate to pace at (bit/s, before the factor); 0 = no pacing. */

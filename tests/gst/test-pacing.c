@@ -1,10 +1,11 @@
 /* test-pacing.c - asmpsink's pacer with GstHarness (RTP in) and a GstTestClock as the system
  * clock (the pacer's and rtpsession's clock): a 20 kB key frame's packets leave spaced by
  * amcc_pacing_interval at target x pacing-factor, pacing=false sends at once, max-pacing-delay
- * bounds each packet's wait, sd.txt is written when a packet really leaves, and flush or a state
+ * bounds each packet's wait, packets closer than the pacer's slot share a wakeup, sd.txt is written when a packet really leaves, and flush or a state
  * change while a packet waits does not deadlock. Network: 127.0.0.1 only. */
 #include "amgsttest.h"
 #include <amcc/pacing.h>
+#include "common/gstampacer.h"     /* GST_AM_PACER_SLOT */
 #include <glib/gstdio.h>
 
 #define TARGET 500000           /* initial-bitrate: the target before any report */
@@ -263,6 +264,40 @@ GST_START_TEST (test_max_delay_bounds_wait)
 }
 GST_END_TEST;
 
+/* At a rate where a packet's interval is shorter than GST_AM_PACER_SLOT, one wakeup sends every
+ * packet whose slot is at most SLOT ahead: none leaves after its slot or more than SLOT before
+ * it, waits are more than SLOT apart, so a frame needs fewer wakeups than packets. */
+GST_START_TEST (test_slot_batches_wakeups)
+{
+  Fixture f;
+  const gdouble factor = 6.0;
+  const GstClockTime iv = amcc_pacing_interval (PKT, TARGET, factor);   /* 3.2 ms */
+  GstClockTime now = 0;
+  guint n, i, waits = 0;
+
+  fail_unless (iv < GST_AM_PACER_SLOT, "the test needs packets closer than the slot");
+  fixture_init (&f, TRUE, factor, 10000, NULL);
+  n = push_key_frame (&f);
+  for (i = 0; i < n; i++) {
+    GstClockTime sched = i * iv;        /* all packets before the last are PKT bytes */
+    SentRec *r;
+    if (sched > now + GST_AM_PACER_SLOT) {
+      fail_unless_equals_uint64 (crank_pacer (&f), sched);
+      now = sched;
+      waits++;
+    }
+    r = next_sent (&f);
+    fail_unless_equals_uint64 (r->t, now);
+    fail_unless (r->t <= sched && r->t + GST_AM_PACER_SLOT >= sched);
+    g_free (r);
+  }
+  nothing_more (&f);
+  fail_unless (waits > 0);
+  fail_unless (waits <= (n - 1) * iv / GST_AM_PACER_SLOT, "%u waits", waits);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_flush_while_waiting)
 {
   Fixture f;
@@ -310,6 +345,7 @@ pacing_suite (void)
   tcase_add_test (tc, test_key_frame_spaced);
   tcase_add_test (tc, test_pacing_off_sends_at_once);
   tcase_add_test (tc, test_max_delay_bounds_wait);
+  tcase_add_test (tc, test_slot_batches_wakeups);
   tcase_add_test (tc, test_flush_while_waiting);
   return s;
 }
