@@ -150,6 +150,7 @@ typedef struct {
   gdouble rate_bps, loss, rtt_s, jitter_s;
   gboolean congested;
   gdouble echo_rtt_s;           /* our RTCP RTT for it (eq. 9), 0 = unknown */
+  gint64 heard;                 /* TFMCC: wall ns of its last RTCP about us (RR or report) */
 } ReceiverView;
 
 struct _GstAmCcSender {
@@ -239,6 +240,9 @@ tx_report_block (gpointer u, guint32 reporter, guint32 about, guint32 lsr, guint
   GstAmCcSender *s = u;
   amcc_time rtt;
 
+  /* TFMCC counts receivers by their RTCP: suppression keeps most TFMR reports rare (4.5) */
+  if (about == s->own_ssrc && s->tfmcc)
+    view (s, reporter)->heard = s->now;
   if (about != s->own_ssrc || !s->asmp)
     return;
   /* eq. 9 (A - LSR - DLSR) is computed by lib/cc; A is our wall clock as NTP 16.16 */
@@ -281,7 +285,12 @@ tx_app (gpointer u, guint32 ssrc, const gchar * name, guint8 subtype,
       return;
     }
     amcc_tfmcc_sender_on_report (s->tfmcc, s->now, ssrc, &r);
+    if (r.leaving) {            /* RFC 4654 4: the leave flag, like a BYE */
+      g_hash_table_remove (s->rx, GUINT_TO_POINTER (ssrc));
+      return;
+    }
     v = view (s, ssrc);
+    v->heard = s->now;
     v->last = s->now;
     v->rate_bps = r.rate_bps;
     v->loss = r.loss_event_rate;
@@ -422,7 +431,15 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
   } else {
     struct amcc_tfmcc_sender_state ts;
     amcc_tfmcc_sender_get_state (s->tfmcc, &ts);
-    receivers = g_hash_table_size (s->rx);
+    /* heard within the ASMP receiver timeout (3 RTCP intervals unless set) */
+    gint64 timeout = (gint64) (s->cfg.receiver_timeout_ms ? s->cfg.receiver_timeout_ms
+        : MAX (s->cfg.rtcp_interval_ms, 1) * 3) * GST_MSECOND;
+    g_hash_table_iter_init (&it, s->rx);
+    while (g_hash_table_iter_next (&it, NULL, &val)) {
+      ReceiverView *v = val;
+      if (v->heard && now - v->heard <= timeout)
+        receivers++;
+    }
     if (ts.has_clr) {
       slowest = ts.clr_ssrc;
       slowest_bps = ts.clr_rate_bps;
@@ -434,11 +451,14 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
   while (g_hash_table_iter_next (&it, NULL, &val)) {
     ReceiverView *v = val;
     GValue sv = G_VALUE_INIT;
+    gint64 seen = MAX (v->last, v->heard);
     /* stats only: forget receivers silent for 10 RTCP intervals */
-    if (v->last && now - v->last > (gint64) s->cfg.rtcp_interval_ms * 10 * GST_MSECOND) {
+    if (seen && now - seen > (gint64) s->cfg.rtcp_interval_ms * 10 * GST_MSECOND) {
       g_hash_table_iter_remove (&it);
       continue;
     }
+    if (!v->last)
+      continue;                 /* TFMCC: heard (RR) but no report yet */
     g_value_init (&sv, GST_TYPE_STRUCTURE);
     g_value_take_boxed (&sv, gst_structure_new ("receiver",
             "ssrc", G_TYPE_UINT, v->ssrc,

@@ -254,6 +254,16 @@ static struct tfmcc_rcv *round_min (struct amcc_tfmcc_sender *tx)
   return m;
 }
 
+/* s of the increase limit 8s/R_max: the mean packet size, never below the nominal packet size.
+ * A video encoder's packets shrink with its rate (250 B at 50 kbit/s), so the mean alone makes
+ * the increase shrink with the rate and recovery from a low rate crawl (live late-join: 6 kbit/s
+ * per second after the slow CLR left); RFC 4828 4.1 (TFRC-SP) likewise uses a nominal segment
+ * size for senders of small packets. */
+static double increase_size (const struct amcc_tfmcc_sender *tx)
+{
+  return fmax (tx->mean_size, (double) tx->p.packet_size);
+}
+
 /* Rate from a CLR report (3.3 case 4, and case 1): decreases at once; increases to X_r at most
  * 8s/R_max per R_max. In slowstart X_r (2x the receive rate) is taken at once, but never above
  * another receiver's report in this round: the sender takes the minimum, whose owner becomes
@@ -276,7 +286,7 @@ static void rate_from_clr (struct amcc_tfmcc_sender *tx, amcc_time now, double x
       tx->x = fmax (tx->x, x_r);
     } else {
       double dt = fmin (secs (now - tx->last_increase), tx->r_max_s);
-      double inc = 8.0 * tx->mean_size / tx->r_max_s * (dt > 0 ? dt : 0) / tx->r_max_s;
+      double inc = 8.0 * increase_size (tx) / tx->r_max_s * (dt > 0 ? dt : 0) / tx->r_max_s;
       tx->x = fmin (x_r, tx->x + inc);
     }
   }

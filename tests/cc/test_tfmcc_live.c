@@ -133,6 +133,52 @@ static void test_app_limited_no_collapse (void)
   amcc_tfmcc_sender_free (tx);
 }
 
+/* The slow CLR leaves while the others are loss-free (late-join scenario): the loss-free
+ * reporter takes the CLR (case 3), X is held one round, then rises by 8s/R_max per R_max with
+ * s the nominal packet size (1200 B), never halved while its reports arrive. The encoder's
+ * packets are 250 B at this rate; with the mean size as s the rise was 8 x 250 / 0.5 per 0.5 s
+ * = 8 kbit/s per second (live: 90 kbit/s 20 s after the leave, on a 1.5 Mbit/s path). */
+static void test_recovery_after_clr_leaves (void)
+{
+  struct amcc_tfmcc_params p;
+  amcc_tfmcc_params_init (&p);
+  p.initial_rate_bps = 1e6;
+  struct amcc_tfmcc_sender *tx = amcc_tfmcc_sender_new (&p, 0);
+  for (int k = 0; k < 200; k++)
+    amcc_tfmcc_sender_on_packet_sent (tx, 0, 250);
+  struct amcc_tfmcc_report r = rep (60e3, true);
+  amcc_tfmcc_sender_on_report (tx, 100 * MS, 5, &r);     /* slow: loss, CLR, X = 60k */
+  AMT_CHECK (sstate (tx).clr_ssrc == 5 && !sstate (tx).slowstart);
+  AMT_NEAR (sstate (tx).rate_bps, 60e3, 1e-6);
+  r = rep (120e3, false);
+  amcc_tfmcc_sender_on_report (tx, 200 * MS, 1, &r);     /* fast ones: 2x their receive rate */
+  amcc_tfmcc_sender_on_report (tx, 300 * MS, 2, &r);
+  r = rep (60e3, true);
+  r.leaving = true;
+  amcc_tfmcc_sender_on_report (tx, 1 * S, 5, &r);
+  AMT_CHECK (sstate (tx).has_clr && sstate (tx).clr_ssrc == 1 && sstate (tx).increase_held);
+  bool monotonic = true, clr = true;
+  double x = sstate (tx).rate_bps, x10 = 0;
+  for (amcc_time t = 1250 * MS; t <= 20 * S; t += 250 * MS) {
+    double now_x = amcc_tfmcc_sender_rate (tx, t);
+    monotonic = monotonic && now_x >= x;
+    r = rep (2 * now_x, false);                           /* the CLR, every 250 ms < R_max */
+    amcc_tfmcc_sender_on_report (tx, t, 1, &r);
+    if (t % (3 * S) == 0)
+      amcc_tfmcc_sender_on_report (tx, t, 2, &r);         /* the other, suppressed to rare */
+    clr = clr && sstate (tx).has_clr && sstate (tx).clr_ssrc == 1;
+    x = sstate (tx).rate_bps;
+    if (t == 10 * S)
+      x10 = x;
+  }
+  printf ("  X after the CLR left: %.0f at 10 s, %.0f at 20 s\n", x10, x);
+  AMT_CHECK (monotonic && clr);
+  AMT_NEAR (sstate (tx).r_max_s, 0.5, 1e-12);             /* no echo: R_max stays initial */
+  /* 40 reports 0.25 s apart: 10 s / 0.5 s x 8 x 1200 / 0.5 = 384 kbit/s */
+  AMT_NEAR (x - x10, 10.0 / 0.5 * 8 * 1200 / 0.5, 1e-3);
+  amcc_tfmcc_sender_free (tx);
+}
+
 /* The encoder starts at the element's initial-bitrate (500 kbit/s in the demo) before any
  * report; a TFMCC X of 1 packet per R_max (8 x 1200 / 0.5 = 19.2 kbit/s, below the element's
  * 64 kbit/s floor) would cut it to the floor at the first RTCP and slowstart would have to climb
@@ -292,6 +338,7 @@ int main (void)
   AMT_RUN (test_recv_rate_of_bursty_video);
   AMT_RUN (test_app_limited_no_collapse);
   AMT_RUN (test_start_rate);
+  AMT_RUN (test_recovery_after_clr_leaves);
   AMT_RUN (test_clr_timeout_in_report_intervals);
   AMT_RUN (test_first_loss_seed_before_window);
   AMT_RUN (test_rtt_floor_after_queue_drains);
