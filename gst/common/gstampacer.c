@@ -2,7 +2,7 @@
  * arrival time on the element's clock); the src pad's task takes one item at a time, waits on
  * the clock until its slot and pushes it. A packet whose slot is at most GST_AM_PACER_SLOT away
  * leaves without a wait: each wakeup costs far more CPU than a send (about 130 us in the
- * bench's VM), and a slot at 2 Mbit/s x 1.5 holds about two packets. The real system clock is
+ * bench's VM), and a slot at 2 Mbit/s x 1.5 holds about three packets. The real system clock is
  * waited on with g_cond_wait_until on the pacer's own cond (no clock entry per packet);
  * another clock (a GstTestClock in tests) with a GstClockID. Events keep their place in the queue; flush-start and
  * pad deactivation unschedule the wait, so the task never holds up a flush or a state change. */
