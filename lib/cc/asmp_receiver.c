@@ -31,6 +31,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->step_limit = 1;
   p->recv_rate_step = 1;
   p->rtt_floor = 1;
+  p->standing_queue_cap = 1;
 }
 
 static int
@@ -199,6 +200,19 @@ amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp
    * new rate at its next key frame) r_prev is not in use yet: rise only to what arrives + P/RTT */
   if (rx->p.recv_rate_step && recv > 0 && rx->mean_pkt > 0 && r > r_prev)
     r = fmin (r, fmax (r_prev, recv + rx->mean_pkt / rtt));
+  /* Deviation (standing_queue_cap): CONGESTED reports in a row mean a standing queue (one
+   * key-frame burst flips a single report), so the sender exceeds the bottleneck and what arrived
+   * is its rate; a deep drop-tail queue delays the loss eq. 12 needs by seconds, while eq. 14 with
+   * gamma = 0.2 (eq. 19) only slows the increase. Two intervals span one GOP of the encoder. */
+  rx->congested_run = ci == AMCC_CI_CONGESTED ? rx->congested_run + 1 : 0;
+  double secs2 = secs + rx->prev_iv_secs;
+  if (rx->p.standing_queue_cap && rx->congested_run >= 2 && secs2 > 0 && rx->iv_bytes > 0) {
+    double recv2 = (double) (rx->iv_bytes + rx->prev_iv_bytes) / secs2;
+    if (r > recv2)
+      r = recv2;
+  }
+  rx->prev_iv_bytes = rx->iv_bytes;
+  rx->prev_iv_secs = secs;
   rx->rate_Bps = clamp (r, lo, hi);
 
   amcc_asmp_report rep;

@@ -51,6 +51,10 @@ typedef struct amcc_asmp_params {
                                 interval + P / t_RTT (1; 0 = off). ASMP has no slow start, so one
                                 packet per RTT above what arrives is all eq. 13 can justify while
                                 the sender lags the reports; see asmp_receiver.c */
+  int standing_queue_cap;    /* receiver: after 2 consecutive CONGESTED reports the rate is at
+                                most what arrived over those 2 intervals (1; 0 = off: eq. 19 only
+                                slows an increase, so a deep queue lets the rate sit above the
+                                bottleneck until loss; see asmp_receiver.c) */
   int rtt_floor;             /* receiver: t_RTT never below the smallest echoed eq. 9 RTT (1;
                                 0 = off: eq. 8 with an 'a' calibrated on a full queue can fall
                                 below the propagation RTT once the queue drains) */
@@ -88,6 +92,9 @@ typedef struct amcc_asmp_receiver {
   amcc_time prev_owd;        /* previous packet's now - send_time (cj_use_send_time) */
   int have_prev_owd;
   uint64_t iv_bytes;         /* bytes received in the current interval */
+  uint64_t prev_iv_bytes;    /* bytes and length of the interval before (standing_queue_cap) */
+  double prev_iv_secs;
+  uint32_t congested_run;    /* consecutive CONGESTED reports */
   amcc_time iv_start;        /* start of the current interval (first packet or last report) */
   amcc_time last_arrival;
   uint32_t report_seq;
