@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Short late-join scenario with the real elements: tools/testbed/scenarios/late-join-quick.toml
---short (60 s: two fast receivers from the start, a receiver behind a 300 kb/s link from 20 s to
-40 s; no TCP, sender capped at 1 Mb/s; a 1.5 Mb/s, 10 ms bottleneck in front of everyone).
+--short (90 s: two fast receivers from the start, a receiver behind a 300 kb/s link from 30 s to
+60 s, so the measured window holds more than one of ASMP's increase/decrease cycles (about 12 s
+here: a 12 s window measured the phase of one cycle, 307-344 kb/s); no TCP, sender capped at 1 Mb/s; a 1.5 Mb/s, 10 ms bottleneck in front of everyone).
 
   test_scenario_latejoin.py asmp|tfmcc
 
