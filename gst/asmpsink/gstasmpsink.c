@@ -298,23 +298,6 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
 
   g_mutex_lock (&self->lock);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      g_free (self->net.address);
-      self->net.address = g_value_dup_string (value);
-      break;
-    case PROP_PORT:
-      self->net.port = g_value_get_int (value);
-      break;
-    case PROP_MULTICAST_IFACE:
-      g_free (self->net.iface);
-      self->net.iface = g_value_dup_string (value);
-      break;
-    case PROP_TTL_MC:
-      self->net.ttl = g_value_get_int (value);
-      break;
-    case PROP_LOOP:
-      self->net.loop = g_value_get_boolean (value);
-      break;
     case PROP_PROTOCOL:
       self->protocol = g_value_get_enum (value);
       break;
@@ -359,7 +342,8 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
       self->max_pacing_delay_ms = g_value_get_uint (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_am_net_config_set_property (&self->net, pspec, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   if (prop_id == PROP_PACING || prop_id == PROP_PACING_FACTOR
@@ -388,11 +372,6 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
 
   g_mutex_lock (&self->lock);
   switch (prop_id) {
-    case PROP_ADDRESS: g_value_set_string (value, self->net.address); break;
-    case PROP_PORT: g_value_set_int (value, self->net.port); break;
-    case PROP_MULTICAST_IFACE: g_value_set_string (value, self->net.iface); break;
-    case PROP_TTL_MC: g_value_set_int (value, self->net.ttl); break;
-    case PROP_LOOP: g_value_set_boolean (value, self->net.loop); break;
     case PROP_PROTOCOL: g_value_set_enum (value, self->protocol); break;
     case PROP_INITIAL_BITRATE: g_value_set_uint (value, self->initial_bps); break;
     case PROP_MIN_BITRATE: g_value_set_uint (value, self->min_bps); break;
@@ -415,7 +394,8 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
         g_value_take_boxed (value, gst_structure_new_empty ("asmpsink-stats"));
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_am_net_config_get_property (&self->net, pspec, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   g_mutex_unlock (&self->lock);

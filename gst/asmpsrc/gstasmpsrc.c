@@ -215,26 +215,9 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
 
   g_mutex_lock (&self->lock);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      g_free (self->net.address);
-      self->net.address = g_value_dup_string (value);
-      break;
-    case PROP_PORT:
-      self->net.port = g_value_get_int (value);
-      break;
-    case PROP_MULTICAST_IFACE:
-      g_free (self->net.iface);
-      self->net.iface = g_value_dup_string (value);
-      break;
     case PROP_RTCP_ADDRESS:
       g_free (self->rtcp_address);
       self->rtcp_address = g_value_dup_string (value);
-      break;
-    case PROP_TTL_MC:
-      self->net.ttl = g_value_get_int (value);
-      break;
-    case PROP_LOOP:
-      self->net.loop = g_value_get_boolean (value);
       break;
     case PROP_PROTOCOL:
       self->protocol = g_value_get_enum (value);
@@ -255,7 +238,8 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
       self->trace_dir = g_value_dup_string (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_am_net_config_set_property (&self->net, pspec, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   g_mutex_unlock (&self->lock);
@@ -274,12 +258,7 @@ gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
 
   g_mutex_lock (&self->lock);
   switch (prop_id) {
-    case PROP_ADDRESS: g_value_set_string (value, self->net.address); break;
-    case PROP_PORT: g_value_set_int (value, self->net.port); break;
-    case PROP_MULTICAST_IFACE: g_value_set_string (value, self->net.iface); break;
     case PROP_RTCP_ADDRESS: g_value_set_string (value, self->rtcp_address); break;
-    case PROP_TTL_MC: g_value_set_int (value, self->net.ttl); break;
-    case PROP_LOOP: g_value_set_boolean (value, self->net.loop); break;
     case PROP_PROTOCOL: g_value_set_enum (value, self->protocol); break;
     case PROP_CAPS: gst_value_set_caps (value, self->caps); break;
     case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
@@ -292,7 +271,8 @@ gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
         g_value_take_boxed (value, gst_structure_new_empty ("asmpsrc-stats"));
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_am_net_config_get_property (&self->net, pspec, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   g_mutex_unlock (&self->lock);

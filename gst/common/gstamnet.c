@@ -386,3 +386,46 @@ gst_am_eos_guard_clear (GstAmEosGuard * g)
   g_object_set_data (G_OBJECT (g->owner), "gst-am-eos-guard", NULL);
   g_mutex_clear (&g->lock);
 }
+
+gboolean
+gst_am_net_config_set_property (GstAmNetConfig * net, GParamSpec * pspec, const GValue * value)
+{
+  const gchar *name = g_param_spec_get_name (pspec);
+
+  if (!strcmp (name, "address")) {
+    g_free (net->address);
+    net->address = g_value_dup_string (value);
+  } else if (!strcmp (name, "port")) {
+    net->port = g_value_get_int (value);
+  } else if (!strcmp (name, "multicast-iface")) {
+    g_free (net->iface);
+    net->iface = g_value_dup_string (value);
+  } else if (!strcmp (name, "ttl-mc")) {
+    net->ttl = g_value_get_int (value);
+  } else if (!strcmp (name, "loop")) {
+    net->loop = g_value_get_boolean (value);
+  } else {
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_am_net_config_get_property (const GstAmNetConfig * net, GParamSpec * pspec, GValue * value)
+{
+  const gchar *name = g_param_spec_get_name (pspec);
+
+  if (!strcmp (name, "address"))
+    g_value_set_string (value, net->address);
+  else if (!strcmp (name, "port"))
+    g_value_set_int (value, net->port);
+  else if (!strcmp (name, "multicast-iface"))
+    g_value_set_string (value, net->iface);
+  else if (!strcmp (name, "ttl-mc"))
+    g_value_set_int (value, net->ttl);
+  else if (!strcmp (name, "loop"))
+    g_value_set_boolean (value, net->loop);
+  else
+    return FALSE;
+  return TRUE;
+}

@@ -47,6 +47,14 @@ typedef struct {
   gboolean loop;         /* IP_MULTICAST_LOOP */
 } GstAmNetConfig;
 
+/* The GstAmNetConfig properties both elements expose (address, port, multicast-iface, ttl-mc,
+ * loop; each element installs them with its own blurbs): set or get one by its name. FALSE when
+ * pspec is not one of them. Call with the element's lock held. */
+gboolean gst_am_net_config_set_property (GstAmNetConfig * net, GParamSpec * pspec,
+    const GValue * value);
+gboolean gst_am_net_config_get_property (const GstAmNetConfig * net, GParamSpec * pspec,
+    GValue * value);
+
 void gst_am_net_config_init (GstAmNetConfig * c);
 void gst_am_net_config_clear (GstAmNetConfig * c);
 gboolean gst_am_address_is_multicast (const gchar * address);
