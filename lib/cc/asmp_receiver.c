@@ -31,7 +31,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->step_limit = 1;
   p->recv_rate_step = 1;
   p->rtt_floor = 1;
-  p->standing_queue_cap = 0;
+  p->standing_queue_cap = 1;
 }
 
 static int

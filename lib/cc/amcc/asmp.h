@@ -52,9 +52,9 @@ typedef struct amcc_asmp_params {
                                 packet per RTT above what arrives is all eq. 13 can justify while
                                 the sender lags the reports; see asmp_receiver.c */
   int standing_queue_cap;    /* receiver: after 2 consecutive CONGESTED reports the rate is at
-                                most what arrived over those 2 intervals (0 = off, the default:
-                                unconstrained receivers also report CONGESTED several times in a
-                                row, and the cap then slowed the group's recovery; see README) */
+                                most what arrived over those 2 intervals (1; 0 = off: eq. 19 only
+                                slows an increase, so a deep queue lets the rate sit above the
+                                bottleneck until loss; see asmp_receiver.c) */
   int rtt_floor;             /* receiver: t_RTT never below the smallest echoed eq. 9 RTT (1;
                                 0 = off: eq. 8 with an 'a' calibrated on a full queue can fall
                                 below the propagation RTT once the queue drains) */
