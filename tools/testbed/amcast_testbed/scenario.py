@@ -12,7 +12,7 @@ File format (tools/testbed/scenarios/*.toml; docs/testbed.md has the full refere
   [[link]]  a, b, rate_bps, queue, delay_ms      rate/queue/delay: one value or [a->b, b->a];
                                 0 = not shaped; queue: bytes, or "50p" for 50 full-size frames
   [[receiver]] name, host (default: name), join_s (0), leave_s (default: the end)
-  [[flow]]  see amcast_testbed/traffic.py
+  [[flow]]  see amcast_testbed/traffic.py (kind "norm": NORM-CC multicast, dst or dsts)
   [playout] delays_ms = [150]   extra evalvid-run passes with an absolute play-out delay
   [paper_numbers.asmp], [paper_numbers.tfmcc]   the paper's numbers for the comparison table,
                                 keyed by its row labels (other keys are printed as notes)
@@ -140,9 +140,10 @@ def fair_shares(sc):
         mc_hops.update(hops(sc, sc["sender"], r.get("host", r["name"])))
     for h in mc_hops:
         users.setdefault(h, set()).add("multicast")
-    for f in flows:
-        for h in hops(sc, f["src"], f["dst"]):
-            users.setdefault(h, set()).add(f["name"])
+    for f in flows:                             # a NORM flow counts once, like the session
+        for d in traffic.dsts(f):
+            for h in hops(sc, f["src"], d):
+                users.setdefault(h, set()).add(f["name"])
     out = {"receivers": {}, "flows": {},
            "links": {f"{a}>{b}": sorted(u) for (a, b), u in users.items()}}
     for r in sc["receiver"]:
@@ -152,7 +153,10 @@ def fair_shares(sc):
             "n_flows": len(users[link]) if link else None,
             "fair_share_bps": rate / len(users[link]) if link else None}
     for f in flows:
-        link, rate = bottleneck(sc, f["src"], f["dst"])
+        # a NORM flow to several receivers: the slowest of their bottlenecks (NORM-CC follows its
+        # current limiting receiver)
+        link, rate = min((bottleneck(sc, f["src"], d) for d in traffic.dsts(f)),
+                         key=lambda x: x[1] if x[1] else float("inf"))
         out["flows"][f["name"]] = {
             "bottleneck": list(link) if link else None, "rate_bps": rate,
             "n_flows": len(users[link]) if link else None,
