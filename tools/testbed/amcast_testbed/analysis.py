@@ -7,7 +7,8 @@ fair share in the steady-state window, packet loss and one-way delay. Times are 
 seconds (0 = meta.json t0). Throughputs are on the wire (Ethernet frame bytes, what tbf counts),
 like the link rates and fair shares they are compared with: an RTP packet of SIZE bytes is
 SIZE + 42 (UDP 8, IPv4 20, Ethernet 14); a bulk TCP flow's payload is carried 1448 bytes per
-1514-byte frame (MSS with timestamps); a UDP competitor's 1200-byte datagram is 1242 bytes.
+1514-byte frame (MSS with timestamps); a UDP competitor's 1200-byte datagram is 1242 bytes; a
+NORM flow's 1400-byte stream segment is a 1482-byte frame.
 """
 import csv
 import json
@@ -18,6 +19,12 @@ import statistics
 UDP_OVERHEAD = 42                     # bytes per datagram below the UDP payload
 TCP_WIRE_FACTOR = 1514 / 1448         # full-size segment: frame bytes per payload byte
 UDP_FLOW_SIZE = 1200                  # flowgen's default datagram payload
+# norm-flow's NORM_DATA: 1400-byte segment + 8 stream payload header + 32 NORM header (common 8,
+# object 8, FEC payload id 4, FTI extension 12) = 1440-byte UDP payload, 1482-byte frame
+# (measured with tcpdump in the testbed); the sink counts the 1400 bytes of stream data.
+NORM_SEGMENT = 1400
+NORM_UDP_PAYLOAD = 1440
+NORM_WIRE_FACTOR = (NORM_UDP_PAYLOAD + UDP_OVERHEAD) / NORM_SEGMENT
 
 
 def _csv(path):
@@ -170,6 +177,28 @@ def active_fair_share(meta, entry, periods, step=0.5):
     return statistics.fmean(shares) if shares else entry.get("fair_share_bps")
 
 
+def norm_metrics(run, f, t0, periods):
+    """A NORM flow's extra metrics: each receiver's throughput (flows/NAME.csv is the first
+    receiver's, flows/NAME.HOST.csv the others') and NORM-CC's rate over the steady part of its
+    on-period (flows/NAME.sender.csv, UDP payload bit/s as NormGetTxRate reports it)."""
+    rx = {}
+    for j, h in enumerate(f.get("dsts", [f["dst"]])):
+        rx[h] = flow_throughput(run, f["name"] if j == 0 else f"{f['name']}.{h}", t0, periods,
+                                NORM_WIRE_FACTOR)
+    rates = []
+    for r in _csv(os.path.join(run, "flows", f["name"] + ".sender.csv")):
+        try:
+            t, v = float(r["time_s"]) - t0, float(r["rate_bps"])
+        except (KeyError, ValueError):
+            continue
+        if any(a <= t < b for a, b in periods):
+            rates.append(v)
+    got = [v for v in rx.values() if v is not None]
+    return {"receivers_bps": rx, "min_receiver_bps": min(got) if got else None,
+            "cc_rate_mean_bps": statistics.fmean(rates) if rates else None,
+            "cc_rate_cov": cov(rates), "segment_bytes": NORM_SEGMENT}
+
+
 def evaluate(run):
     """Every metric of one run directory, as a dict (also written to RUN/metrics.json)."""
     meta = load_meta(run)
@@ -196,12 +225,15 @@ def evaluate(run):
         out["receivers"][r["name"]] = m
     for f in meta["flows"]:
         factor = TCP_WIRE_FACTOR if f["kind"].startswith("tcp") else \
+            NORM_WIRE_FACTOR if f["kind"] == "norm" else \
             (UDP_FLOW_SIZE + UDP_OVERHEAD) / UDP_FLOW_SIZE
         periods = clip(f["on_periods_s"], steady)
         thr = flow_throughput(run, f["name"], t0, periods, factor)
         fs = active_fair_share(meta, meta["fair_share"]["flows"][f["name"]], periods)
         out["flows"][f["name"]] = {"kind": f["kind"], "throughput_bps": thr, "fair_share_bps": fs,
                                    "fair_share_pct": 100 * thr / fs if thr and fs else None}
+        if f["kind"] == "norm":
+            out["flows"][f["name"]].update(norm_metrics(run, f, t0, periods))
     with open(os.path.join(run, "metrics.json"), "w") as f:
         json.dump(out, f, indent=1)
     return out
@@ -244,7 +276,8 @@ def summary_rows(run):
         json.load(open(os.path.join(run, "metrics.json")))
     rx = list(m["receivers"].values())
     tcp = [f for f in m["flows"].values() if f["kind"].startswith("tcp")]
-    udp = [f for f in m["flows"].values() if not f["kind"].startswith("tcp")]
+    udp = [f for f in m["flows"].values() if f["kind"] in ("cbr", "square")]
+    norm = [f for f in m["flows"].values() if f["kind"] == "norm"]
     v = _video(run)
     vp = _video(run, "report-playout150") if os.path.isdir(os.path.join(run, "report-playout150")) \
         else None
@@ -260,7 +293,10 @@ def summary_rows(run):
              _fmt(min([f["fair_share_pct"] for f in tcp if f["fair_share_pct"]] or [None])
                   if tcp else None, 0, " %")),
             ("UDP competitors, % of fair share (mean while on)",
-             _fmt(mean([f["fair_share_pct"] for f in udp]), 0, " %") if udp else "no UDP"),
+             _fmt(mean([f["fair_share_pct"] for f in udp]), 0, " %") if udp else "no UDP")]
+    if norm:
+        rows.append((NORM_ROW, _fmt(mean([f["fair_share_pct"] for f in norm]), 0, " %")))
+    rows += [
             ("sender target rate, steady mean", _fmt((m["sender"]["target_mean_bps"] or 0) / 1e3,
                                                      0, " kbit/s")),
             ("sender rate CoV (steady state)", _fmt(m["sender"]["target_cov"], 3)),
@@ -285,14 +321,43 @@ def summary_rows(run):
     return rows
 
 
+NORM_ROW = "NORM throughput, % of fair share (mean over NORM flows)"
+
+
+def norm_column(run):
+    """The NORM comparator's cells, keyed by the table's row labels, or None without NORM flows:
+    its throughput as % of fair share in the multicast row (what ASMP/TFMCC are judged by),
+    NORM-CC's rate and its CoV in the sender rows, its segment size."""
+    m = json.load(open(os.path.join(run, "metrics.json")))
+    norm = [f for f in m["flows"].values() if f["kind"] == "norm"]
+    if not norm:
+        return None
+
+    def mean(xs):
+        xs = [x for x in xs if x is not None]
+        return statistics.fmean(xs) if xs else None
+    share = _fmt(mean([f["fair_share_pct"] for f in norm]), 0, " %")
+    return {"multicast throughput, % of fair share (mean over receivers)": share,
+            NORM_ROW: share,
+            "sender target rate, steady mean":
+                _fmt((mean([f.get("cc_rate_mean_bps") for f in norm]) or 0) / 1e3, 0,
+                     " kbit/s (NORM-CC rate)"),
+            "sender rate CoV (steady state)": _fmt(mean([f.get("cc_rate_cov") for f in norm]), 3),
+            "mean RTP packet size (the equations' P / s)": f"{NORM_SEGMENT} B (NORM segment)"}
+
+
 def comparison_md(runs, paper, title):
-    """Markdown table: one column per run (protocol) and the paper's numbers."""
+    """Markdown table: one column per run (protocol), one per run with NORM flows (the NORM
+    comparator measured in that run, on the same bottleneck) and the paper's numbers."""
     cols = {p: dict(summary_rows(r)) for p, r in runs.items()}
     labels = [l for l, _ in summary_rows(next(iter(runs.values())))]
-    head = ["metric"] + [f"{p} (here)" for p in cols] + [f"{p} (paper)" for p in paper]
+    ncols = {p: c for p, c in ((p, norm_column(r)) for p, r in runs.items()) if c}
+    head = ["metric"] + [f"{p} (here)" for p in cols] + [f"NORM (here, with {p})" for p in ncols] \
+        + [f"{p} (paper)" for p in paper]
     out = [f"## {title}", "", "| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for l in labels:
-        cells = [l] + [cols[p].get(l, "–") for p in cols] + [str(paper[p].get(l, "")) for p in paper]
+        cells = [l] + [cols[p].get(l, "–") for p in cols] + [ncols[p].get(l, "–") for p in ncols] \
+            + [str(paper[p].get(l, "")) for p in paper]
         out.append("| " + " | ".join(cells) + " |")
     notes = [f"- paper, {p}: {k} = {v}" for p in paper for k, v in paper[p].items()
              if k not in labels]
