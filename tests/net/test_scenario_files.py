@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Scenario files and the numbers derived from them, without running anything (no root needed):
 every shipped file loads; fair shares and bottlenecks follow from the link rates as the papers
-define them; flow schedules (on/off, square wave, --short scaling) are what the file says; bad
-files are rejected with a message naming the problem."""
+define them (a NORM flow counts once on its bottleneck); flow schedules (on/off, square wave,
+--short scaling) are what the file says; bad files (NORM flows with bad keys, groups or hosts
+too) are rejected with a message naming the problem."""
 import os
 import sys
 import tempfile
@@ -56,6 +57,15 @@ def fair_shares():
     db = scenario.fair_shares(scenario.load(os.path.join(SC, "dumbbell-tcp.toml")))
     # papers/002 §III-A: the multicast session must not take more than 2 Mb/s of 4 Mb/s
     check(near(db["receivers"]["mr1"]["fair_share_bps"], 2e6), "dumbbell-tcp: fair share 2 Mb/s")
+    dn = scenario.fair_shares(scenario.load(os.path.join(SC, "dumbbell-tcp-norm.toml")))
+    # the session, one TCP flow and one NORM flow (counted once for its two receivers): 4 Mb/s / 3
+    check(near(dn["receivers"]["mr1"]["fair_share_bps"], 4e6 / 3) and
+          near(dn["flows"]["tcp1"]["fair_share_bps"], 4e6 / 3) and
+          near(dn["flows"]["norm1"]["fair_share_bps"], 4e6 / 3),
+          "dumbbell-tcp-norm: session, TCP and NORM each get 4 Mb/s / 3")
+    check(sorted(dn["links"]["r1>r2"]) == ["multicast", "norm1", "tcp1"] and
+          dn["links"]["r2>nr2"] == ["norm1"],
+          f"dumbbell-tcp-norm: the NORM flow crosses the bottleneck once and reaches both receivers")
 
 
 def schedules():
@@ -83,6 +93,12 @@ def bad_files():
         "kind must be one of": base + '\n[[flow]]\nname="f"\nkind="ftp"\nsrc="ms"\ndst="mr1"\n',
         "needs rate_bps": base + '\n[[flow]]\nname="f"\nkind="cbr"\nsrc="ms"\ndst="mr1"\n',
         "cc must be reno or cubic": base + '\n[[flow]]\nname="f"\nkind="tcp"\ncc="bbr"\nsrc="ms"\ndst="mr1"\n',
+        "unknown key(s) for kind norm: cc": base + '\n[[flow]]\nname="f"\nkind="norm"\ncc="reno"\nsrc="ms"\ndst="mr1"\n',
+        "norm needs either dst or dsts": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndst="mr1"\ndsts=["mr2"]\n',
+        "the video session's group": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1"]\ngroup="239.1.2.3"\n',
+        "is not a routable multicast group": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1"]\ngroup="10.0.0.1"\n',
+        "cannot also receive": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1", "ms"]\n',
+        "unknown host 'nosuch'": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1", "nosuch"]\n',
     }
     for want, text in cases.items():
         with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
