@@ -303,7 +303,7 @@ start_locked (GstAsmpSrc * self)
   self->cc = gst_am_cc_receiver_new (&cfg, gst_am_now (), gst_am_internal_ssrc (self->rtpbin));
   self->last_early = 0;
   if (self->trace_dir && !gst_am_trace_open_pair (self->trace_dir, "rd.txt", &self->rd,
-          "stats.csv", "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested",
+          "stats.csv", "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested,mode,queue_s",
           &self->stats_csv, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, (NULL), ("%s", err->message));
     g_clear_error (&err);

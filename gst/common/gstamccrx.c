@@ -28,8 +28,9 @@ struct _GstAmCcReceiver {
   guint32 ext_min, ext_max;
   guint64 reports_sent, reports_suppressed, echoes;
   /* last values made for stats */
-  gdouble rate_bps, loss, rtt_s, jitter_s;
+  gdouble rate_bps, loss, rtt_s, jitter_s, queue_s;
   gboolean congested;
+  const gchar *mode;            /* controller regime, "" when the protocol has none */
 };
 
 GstAmCcReceiver *
@@ -221,6 +222,9 @@ gst_am_cc_receiver_on_sending_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer *
     r->rtt_s = rep.rtt_s;
     r->jitter_s = rep.jitter_s;
     r->congested = rep.ci == AMCC_CI_CONGESTED;
+    r->queue_s = rep.queue_s;
+    r->mode = rep.mode == AMCC_ASMP_STARTUP ? "startup" : rep.mode == AMCC_ASMP_DELAY ? "delay"
+        : "competing";
     if (amcc_asmp_receiver_suppressed (&r->asmp)) {
       r->reports_suppressed++;
       return FALSE;
@@ -276,6 +280,8 @@ gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now)
       "rtt-s", G_TYPE_DOUBLE, r->rtt_s,
       "jitter-s", G_TYPE_DOUBLE, r->jitter_s,
       "congested", G_TYPE_BOOLEAN, r->congested,
+      "mode", G_TYPE_STRING, r->mode ? r->mode : "",
+      "queue-s", G_TYPE_DOUBLE, r->queue_s,
       "packets-received", G_TYPE_UINT64, r->packets,
       "bytes-received", G_TYPE_UINT64, r->bytes,
       "packets-lost", G_TYPE_INT64, lost,

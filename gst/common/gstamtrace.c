@@ -366,15 +366,16 @@ gst_am_trace_rate_row (GstAmTrace * t, const GstStructure * s)
 void
 gst_am_trace_stats_row (GstAmTrace * t, const GstStructure * s)
 {
-  gdouble time = 0, rate = 0, recv = 0, loss = 0, rtt = 0, jit = 0;
+  gdouble time = 0, rate = 0, recv = 0, loss = 0, rtt = 0, jit = 0, queue = 0;
   gboolean cong = FALSE;
+  const gchar *mode = gst_structure_get_string (s, "mode");
 
   if (!t)
     return;
   gst_structure_get (s, "time", G_TYPE_DOUBLE, &time, "rate-bps", G_TYPE_DOUBLE, &rate,
       "recv-bitrate", G_TYPE_DOUBLE, &recv, "loss", G_TYPE_DOUBLE, &loss, "rtt-s",
       G_TYPE_DOUBLE, &rtt, "jitter-s", G_TYPE_DOUBLE, &jit, "congested", G_TYPE_BOOLEAN,
-      &cong, NULL);
-  gst_am_trace_printf (t, "%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%d\n", time, rate, recv, loss, rtt,
-      jit, cong ? 1 : 0);
+      &cong, "queue-s", G_TYPE_DOUBLE, &queue, NULL);
+  gst_am_trace_printf (t, "%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%d,%s,%.4f\n", time, rate, recv, loss,
+      rtt, jit, cong ? 1 : 0, mode ? mode : "", queue);
 }

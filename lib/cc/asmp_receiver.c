@@ -32,6 +32,27 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->recv_rate_step = 1;
   p->rtt_floor = 1;
   p->standing_queue_cap = 1;
+  p->nominal_pkt_bytes = 1448;
+  p->pkt_rate_ratio = 4.0;
+  p->loss_events = 1;
+  p->adaptive_mode = 1;
+  p->queue_target_s = 0.02;
+  p->drain_s = 1.0;
+  p->compete_after_s = 3.0;
+  p->compete_hold_s = 10.0;
+  p->startup_gain = 1.5;
+  p->step_frac = 0.1;
+}
+
+void
+amcc_asmp_params_single_regime (amcc_asmp_params *p)
+{
+  p->nominal_pkt_bytes = 0;
+  p->pkt_rate_ratio = 0;
+  p->loss_events = 0;
+  p->adaptive_mode = 0;
+  p->startup_gain = 0;
+  p->step_frac = 0;
 }
 
 static int
@@ -58,6 +79,16 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
   if (!(p->rtt_clamp == 0 || (p->rtt_clamp >= 1 && isfinite (p->rtt_clamp))))
     return AMCC_ERR_PARAM;
   if (p->receiver_timeout <= 0 || p->t_suspend <= 0 || p->t_rand < 0 || p->max_receivers == 0)
+    return AMCC_ERR_PARAM;
+  if (!(p->nominal_pkt_bytes >= 0 && p->nominal_pkt_bytes <= 65535) || !(p->pkt_rate_ratio >= 0)
+      || !isfinite (p->pkt_rate_ratio))
+    return AMCC_ERR_PARAM;
+  if (!(p->queue_target_s > 0 && p->queue_target_s <= 60) || !(p->drain_s > 0 && p->drain_s <= 600)
+      || !(p->compete_after_s >= 0 && p->compete_after_s <= 600)
+      || !(p->compete_hold_s > 0 && p->compete_hold_s <= 600))
+    return AMCC_ERR_PARAM;
+  if (!(p->startup_gain == 0 || (p->startup_gain > 1 && p->startup_gain <= 4))
+      || !(p->step_frac >= 0 && p->step_frac <= 1))
     return AMCC_ERR_PARAM;
   return AMCC_OK;
 }
@@ -88,6 +119,26 @@ amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
   rx->rtt.floor_min_echo = rx->p.rtt_floor != 0;
   rx->iv_start = AMCC_TIME_NONE;
   rx->last_arrival = AMCC_TIME_NONE;
+  amcc_loss_events_init (&rx->ev);
+  rx->base_owd = AMCC_TIME_NONE;
+  rx->iv_min_owd = AMCC_TIME_NONE;
+  rx->queue_since = AMCC_TIME_NONE;
+  rx->event_at[0] = rx->event_at[1] = AMCC_TIME_NONE;
+  rx->mode = rx->p.startup_gain > 0 ? AMCC_ASMP_STARTUP : AMCC_ASMP_DELAY;
+  if (!rx->p.adaptive_mode)
+    rx->mode = AMCC_ASMP_COMPETING;   /* the paper's one regime: eq. 12-14 with eq. 18-19 */
+}
+
+/* P in eq. 12-13: TCP's segment size rather than the mean of small video packets (RFC 4828
+ * 4.1), but never more than pkt_rate_ratio x TCP's packet rate: P <= ratio x mean size */
+double
+amcc_asmp_packet_size (const amcc_asmp_params *p, double mean_pkt)
+{
+  if (!(p->nominal_pkt_bytes > 0))
+    return mean_pkt;
+  if (p->pkt_rate_ratio > 0 && p->pkt_rate_ratio * mean_pkt < p->nominal_pkt_bytes)
+    return p->pkt_rate_ratio * mean_pkt;
+  return p->nominal_pkt_bytes;
 }
 
 /* eq. 6 in ns: now - send_time, or 0 when the send time is missing or more than 2^62 ns
@@ -104,19 +155,43 @@ oneway_delay (amcc_time now, amcc_time send_time, amcc_time *owd)
   return *owd <= lim && *owd >= -lim;
 }
 
+/* Loss events (RFC 5348 5.2: losses within one RTT are one event). The first event seeds the
+ * history with the interval that gives eq. 12 the rate received so far (RFC 5348 6.3.1). */
+static void
+note_loss_events (amcc_asmp_receiver *rx, amcc_time now, uint64_t ext)
+{
+  double rtt = amcc_rtt_get (&rx->rtt);
+  int ev = amcc_loss_events_on_packet (&rx->ev, now, ext, amcc_time_from_s (rtt));
+  if (ev & AMCC_LOSS_EV_FIRST) {
+    double secs = rx->iv_start != AMCC_TIME_NONE ? amcc_time_to_s (now - rx->iv_start) : 0;
+    double x = rx->recv_Bps > 0 ? rx->recv_Bps : secs > 0.1 ? rx->iv_bytes / secs
+        : rx->have_rate ? rx->rate_Bps : rx->p.initial_rate_bps / 8.0;
+    double P = amcc_asmp_packet_size (&rx->p, rx->mean_pkt > 0 ? rx->mean_pkt : 1000);
+    double l = amcc_pftk_loss_for_rate (x, P, rtt);
+    amcc_loss_history_push (&rx->ev.hist, l > 0 ? 1.0 / l : 1.0);
+  }
+}
+
 int
 amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
     uint32_t rtp_ts, amcc_time send_time, uint32_t packet_bytes)
 {
-  amcc_seq_result res = amcc_seq_update (&rx->seq, seq, NULL);
+  uint64_t ext = 0;
+  amcc_seq_result res = amcc_seq_update (&rx->seq, seq, &ext);
   if (res < AMCC_SEQ_NEW)
     return res;
+  if (rx->p.loss_events)
+    note_loss_events (rx, now, ext);
   /* eq. 4-5 in timestamp units; D in seconds feeds the cumulative jitter (eq. 15) */
   int64_t d = amcc_interarrival_update (&rx->ia, amcc_time_to_rtp_units (now, rx->clock_rate), rtp_ts);
   double d_s = (double) d / rx->clock_rate;
   amcc_time owd;
   if (oneway_delay (now, send_time, &owd)) {
     amcc_rtt_on_oneway (&rx->rtt, amcc_time_to_s (owd));                 /* eq. 6 */
+    if (rx->base_owd == AMCC_TIME_NONE || owd < rx->base_owd)
+      rx->base_owd = owd;
+    if (rx->iv_min_owd == AMCC_TIME_NONE || owd < rx->iv_min_owd)
+      rx->iv_min_owd = owd;
     if (rx->p.cj_use_send_time) {
       /* eq. 4 with S = send time: D = (R_j - R_i) - (S_j - S_i) = owd_j - owd_i */
       d_s = rx->have_prev_owd ? amcc_time_to_s (owd - rx->prev_owd) : 0.0;
@@ -158,78 +233,195 @@ rate_smooth (double r_inst, double r_prev, double gamma)
   return gamma * r_inst + (1.0 - gamma) * r_prev;
 }
 
+/* What one report saw, shared by the rules below. */
+typedef struct interval_view {
+  double recv;          /* bytes/s received in the interval (0: none) */
+  double secs;          /* its length */
+  double rtt;           /* eq. 11 */
+  double l;             /* eq. 12's loss: loss event rate or eq. 2-3 (loss_events) */
+  int lossy;            /* a new loss event (or, with loss_events = 0, a lost packet) */
+  int any;              /* packets arrived */
+  double q;             /* least queueing delay of the interval, s; < 0 unknown */
+  double gamma;         /* eq. 19 */
+} interval_view;
+
+/* The paper's rule (eq. 12-14) and the deviations of the first session (README "Decisions"):
+ * P is the packet size the equations use, step the largest rise of one report. */
+static double
+rate_equations (const amcc_asmp_receiver *rx, const interval_view *v, double r_prev, double P,
+    double step, double gamma)
+{
+  double r = r_prev;            /* no packet in the interval: no information */
+  if (rx->mean_pkt > 0 && v->lossy && v->l > 0)
+    r = rate_smooth (amcc_pftk_rate (P, v->rtt, v->l), r_prev, gamma);        /* eq. 12, 14 */
+  else if (rx->mean_pkt > 0 && v->any) {
+    double r_inst = rate_no_loss (r_prev, P, v->rtt);                       /* eq. 13 */
+    /* COMPETING: between losses the loss-event rate falls as the open interval grows, so eq.
+     * 12 may allow more than eq. 13 (TFRC's rule; with the paper's interval loss it never does) */
+    if (rx->p.loss_events && v->l > 0 && rx->mode == AMCC_ASMP_COMPETING)
+      r_inst = fmax (r_inst, fmin (amcc_pftk_rate (P, v->rtt, v->l), r_prev + step));
+    r = rate_smooth (r_inst, r_prev, gamma);                                  /* eq. 14 */
+  }
+  if (!isfinite (r))
+    r = r_prev;
+  /* Deviation (step_limit): "in order to avoid abrupt changes" the rate "must not be increased
+   * more than one P/RTT" (papers/000 3.6), also when eq. 12 computed it */
+  if (rx->p.step_limit && rx->mean_pkt > 0 && r > r_prev + step)
+    r = r_prev + step;
+  /* Deviation (param recv_rate_cap, 0 = off): eq. 13 adds a packet per RTT to the receiver's own
+   * previous estimate even when the sender is held far below it by another receiver, so after
+   * that receiver leaves the group rate would jump to an unbounded value. Capping at a multiple
+   * of the rate actually received (as TFRC/TFMCC do) keeps the paper's intended smooth recovery
+   * (papers/000 4.4, late join). */
+  if (rx->p.recv_rate_cap > 0 && v->recv > 0 && r > rx->p.recv_rate_cap * v->recv)
+    r = rx->p.recv_rate_cap * v->recv;
+  /* Deviation (recv_rate_step): eq. 13 grants one P per RTT over the rate in use (papers/000
+   * 3.6; spec/asmp.md "no slow start"). When the sender lags our reports (the encoder takes a
+   * new rate at its next key frame) r_prev is not in use yet: rise only to what arrives + step */
+  if (rx->p.recv_rate_step && v->recv > 0 && rx->mean_pkt > 0 && r > r_prev)
+    r = fmin (r, fmax (r_prev, v->recv + step));
+  return r;
+}
+
+/* DELAY: a standing queue of q seconds is ours (we are alone): send what the bottleneck
+ * delivers, less what drains q over drain_s (at most half of it) */
+static double
+rate_drain (const amcc_asmp_params *p, double recv, double q)
+{
+  return recv * (1.0 - fmin (0.5, q / p->drain_s));
+}
+
+/* Regimes (adaptive_mode). The paper's delay sensitivity (eq. 18-19) loses to loss-based TCP
+ * the way Vegas loses to Reno (papers/003 3.1): TCP fills the drop-tail queue, the indicator reads
+ * CONGESTED and the rate never grows. Which regime holds is read from our own measurements:
+ *   STARTUP   -> rate x startup_gain per report, until a loss event or a standing queue;
+ *   DELAY     -> eq. 13 (the mean P, eq. 19's gamma); a standing queue (least queueing delay of
+ *                an interval > queue_target_s) is drained. Alone, the queue is ours and drains
+ *                and loss is rare. A queue that outlives compete_after_s of draining, or a second
+ *                loss event within compete_hold_s, means a loss-based flow holds the queue:
+ *   COMPETING -> eq. 12-13 with TCP's segment size, loss events and gamma_unloaded, until
+ *                compete_hold_s pass without a loss event. (The queue alone cannot tell: a Reno
+ *                flow's queue drains after each halving; measured in the dumbbell.) */
+static int
+second_event_within (const amcc_asmp_receiver *rx, amcc_time now, double hold_s)
+{
+  return rx->event_at[1] != AMCC_TIME_NONE && amcc_time_to_s (now - rx->event_at[1]) <= hold_s;
+}
+
+static double
+rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, amcc_time now)
+{
+  const amcc_asmp_params *p = &rx->p;
+  double P = amcc_asmp_packet_size (p, rx->mean_pkt);
+  int standing = v->q > p->queue_target_s;
+  if (v->lossy) {
+    rx->event_at[1] = rx->event_at[0];
+    rx->event_at[0] = now;
+  }
+  if (rx->mode == AMCC_ASMP_STARTUP) {
+    if (!v->lossy && !standing)
+      return v->any && v->recv > 0 ? fmax (r_prev, fmin (r_prev * p->startup_gain, v->recv * p->startup_gain))
+          : r_prev;
+    rx->mode = AMCC_ASMP_DELAY;
+  }
+  if (rx->mode == AMCC_ASMP_COMPETING && rx->event_at[0] != AMCC_TIME_NONE
+      && amcc_time_to_s (now - rx->event_at[0]) > p->compete_hold_s) {
+    rx->mode = AMCC_ASMP_DELAY;
+    rx->queue_since = AMCC_TIME_NONE;
+  }
+  if (rx->mode == AMCC_ASMP_DELAY) {
+    if (!standing)
+      rx->queue_since = AMCC_TIME_NONE;
+    else if (rx->queue_since == AMCC_TIME_NONE)
+      rx->queue_since = now - amcc_time_from_s (v->secs);
+    int held = standing && amcc_time_to_s (now - rx->queue_since) >= p->compete_after_s;
+    if (!held && !(v->lossy && second_event_within (rx, now, p->compete_hold_s))) {
+      if (standing)
+        return v->recv > 0 ? fmin (r_prev, rate_drain (p, v->recv, v->q)) : r_prev;
+      return rate_equations (rx, v, r_prev, P, rx->mean_pkt / v->rtt, v->gamma);
+    }
+    rx->mode = AMCC_ASMP_COMPETING;
+    if (rx->event_at[0] == AMCC_TIME_NONE)
+      rx->event_at[0] = now;        /* the hold counts from here */
+  }
+  double step = fmax (P / v->rtt, p->step_frac * r_prev);
+  return rate_equations (rx, v, r_prev, P, step, p->gamma_unloaded);
+}
+
 void
 amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp_report *out)
 {
   const double lo = rx->p.min_rate_bps / 8.0, hi = rx->p.max_rate_bps / 8.0;
   amcc_seq_interval iv;
   amcc_seq_interval_close (&rx->seq, &iv);
-  double l = iv.expected > 0 ? amcc_loss_filter_push (&rx->lf, iv.fraction)      /* eq. 2-3 */
+  double lf = iv.expected > 0 ? amcc_loss_filter_push (&rx->lf, iv.fraction)     /* eq. 2-3 */
       : amcc_loss_filter_value (&rx->lf);
-  double rtt = amcc_rtt_update (&rx->rtt);                                      /* eq. 11 */
+  interval_view v;
+  v.rtt = amcc_rtt_update (&rx->rtt);                                          /* eq. 11 */
   amcc_ci_state ci = amcc_cumjitter_assess (&rx->cj);                           /* eq. 18 */
-  double gamma = amcc_ci_gamma (ci, rx->p.gamma_unloaded, rx->p.gamma_congested); /* eq. 19 */
-
-  double secs = rx->iv_start != AMCC_TIME_NONE ? amcc_time_to_s (now - rx->iv_start) : 0;
-  double recv = secs > 0 ? (double) rx->iv_bytes / secs : 0;    /* bytes/s this interval */
+  v.gamma = amcc_ci_gamma (ci, rx->p.gamma_unloaded, rx->p.gamma_congested);   /* eq. 19 */
+  v.secs = rx->iv_start != AMCC_TIME_NONE ? amcc_time_to_s (now - rx->iv_start) : 0;
+  v.recv = v.secs > 0 ? (double) rx->iv_bytes / v.secs : 0;   /* bytes/s this interval */
+  v.any = iv.received > 0;
+  v.q = rx->iv_min_owd != AMCC_TIME_NONE ? amcc_time_to_s (rx->iv_min_owd - rx->base_owd) : -1;
+  double p_ev = amcc_loss_events_p (&rx->ev);
+  if (rx->p.loss_events) {
+    v.l = p_ev;
+    v.lossy = rx->ev.events > rx->ev_seen;
+  } else {
+    v.l = lf;
+    v.lossy = iv.lost > 0;
+  }
+  rx->ev_seen = rx->ev.events;
   if (!rx->have_rate) {
     /* first report: start from the rate actually received, else the configured initial rate */
-    rx->rate_Bps = clamp (recv > 0 ? recv : rx->p.initial_rate_bps / 8.0, lo, hi);
+    rx->rate_Bps = clamp (v.recv > 0 ? v.recv : rx->p.initial_rate_bps / 8.0, lo, hi);
     rx->have_rate = 1;
   }
-  double r_prev = rx->rate_Bps, r = r_prev;     /* no packet in the interval: no information */
-  if (rx->mean_pkt > 0 && iv.lost > 0)
-    r = rate_smooth (amcc_pftk_rate (rx->mean_pkt, rtt, l), r_prev, gamma);    /* eq. 12, 14 */
-  else if (rx->mean_pkt > 0 && iv.received > 0)
-    r = rate_smooth (rate_no_loss (r_prev, rx->mean_pkt, rtt), r_prev, gamma); /* eq. 13, 14 */
-  if (!isfinite (r))
-    r = r_prev;
-  /* Deviation (step_limit): "in order to avoid abrupt changes" the rate "must not be increased
-   * more than one P/RTT" (papers/000 3.6), also when eq. 12 computed it */
-  if (rx->p.step_limit && rx->mean_pkt > 0 && r > r_prev + rx->mean_pkt / rtt)
-    r = r_prev + rx->mean_pkt / rtt;
-  /* Deviation (param recv_rate_cap, 0 = off): eq. 13 adds a packet per RTT to the receiver's own
-   * previous estimate even when the sender is held far below it by another receiver, so after
-   * that receiver leaves the group rate would jump to an unbounded value. Capping at a multiple
-   * of the rate actually received (as TFRC/TFMCC do) keeps the paper's intended smooth recovery
-   * (papers/000 4.4, late join). */
-  if (rx->p.recv_rate_cap > 0 && recv > 0 && r > rx->p.recv_rate_cap * recv)
-    r = rx->p.recv_rate_cap * recv;
-  /* Deviation (recv_rate_step): eq. 13 grants one P per RTT over the rate in use (papers/000
-   * 3.6; spec/asmp.md "no slow start"). When the sender lags our reports (the encoder takes a
-   * new rate at its next key frame) r_prev is not in use yet: rise only to what arrives + P/RTT */
-  if (rx->p.recv_rate_step && recv > 0 && rx->mean_pkt > 0 && r > r_prev)
-    r = fmin (r, fmax (r_prev, recv + rx->mean_pkt / rtt));
-  /* Deviation (standing_queue_cap): CONGESTED reports in a row mean a standing queue (one
-   * key-frame burst flips a single report), so the sender exceeds the bottleneck and what arrived
-   * is its rate; a deep drop-tail queue delays the loss eq. 12 needs by seconds, while eq. 14 with
-   * gamma = 0.2 (eq. 19) only slows the increase. Two intervals span one GOP of the encoder. */
+  double r_prev = rx->rate_Bps, r;
+  if (rx->p.adaptive_mode)
+    r = rate_adaptive (rx, &v, r_prev, now);
+  else
+    r = rate_equations (rx, &v, r_prev, amcc_asmp_packet_size (&rx->p, rx->mean_pkt),
+        rx->mean_pkt > 0 ? amcc_asmp_packet_size (&rx->p, rx->mean_pkt) / v.rtt : 0, v.gamma);
+  /* Deviation (standing_queue_cap, the paper's one regime only): CONGESTED reports in a row mean
+   * a standing queue (one key-frame burst flips a single report), so the sender exceeds the
+   * bottleneck and what arrived is its rate; a deep drop-tail queue delays the loss eq. 12 needs
+   * by seconds, while eq. 14 with gamma = 0.2 (eq. 19) only slows the increase. Two intervals span
+   * one GOP of the encoder. adaptive_mode replaces it with the measured queue (DELAY). */
   rx->congested_run = ci == AMCC_CI_CONGESTED ? rx->congested_run + 1 : 0;
-  double secs2 = secs + rx->prev_iv_secs;
-  if (rx->p.standing_queue_cap && rx->congested_run >= 2 && secs2 > 0 && rx->iv_bytes > 0) {
+  double secs2 = v.secs + rx->prev_iv_secs;
+  if (!rx->p.adaptive_mode && rx->p.standing_queue_cap && rx->congested_run >= 2 && secs2 > 0
+      && rx->iv_bytes > 0) {
     double recv2 = (double) (rx->iv_bytes + rx->prev_iv_bytes) / secs2;
     if (r > recv2)
       r = recv2;
   }
   rx->prev_iv_bytes = rx->iv_bytes;
-  rx->prev_iv_secs = secs;
+  rx->prev_iv_secs = v.secs;
   rx->rate_Bps = clamp (r, lo, hi);
+  if (v.recv > 0)
+    rx->recv_Bps = v.recv;
 
   amcc_asmp_report rep;
   memset (&rep, 0, sizeof rep);
   rep.rate_bps = rx->rate_Bps * 8.0;
-  rep.loss = l;
-  rep.rtt_s = rtt;
+  rep.loss = lf;
+  rep.rtt_s = v.rtt;
   rep.jitter_s = rx->ia.jitter / rx->clock_rate;
   rep.cj_short_s = rx->cj.last_short;
   rep.ci = ci;
   rep.have_echo = rx->rtt.have_echo;
   rep.report_seq = rx->report_seq++;
+  rep.mode = rx->mode;
+  rep.queue_s = v.q > 0 ? v.q : 0;
+  rep.loss_event_rate = p_ev;
   rx->last = rep;
   if (out)
     *out = rep;
   rx->iv_bytes = 0;
   rx->iv_start = now;
+  rx->iv_min_owd = AMCC_TIME_NONE;
 }
 
 /* eq. 20 inverted: z = (T / lambda) ln(1 + u (e^lambda - 1)) */

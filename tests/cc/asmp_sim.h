@@ -168,6 +168,7 @@ static void
 base_params (amcc_asmp_params *p)
 {
   amcc_asmp_params_init (p);
+  amcc_asmp_params_single_regime (p);
   p->receiver_timeout = 3 * SEC;        /* 3 RTCP intervals of 1 s (spec/asmp.md) */
 }
 

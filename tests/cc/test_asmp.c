@@ -34,6 +34,7 @@ test_receiver_hand (void)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.recv_rate_step = 0;      /* hand computation: the sender ignores the reports */
   amcc_asmp_receiver rx;
   amcc_asmp_receiver_init (&rx, &p, 90000);
@@ -83,6 +84,7 @@ run_video (int use_send_time, double *cj_abs_max, int *congested)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.cj_use_send_time = use_send_time;
   amcc_asmp_receiver rx;
   amcc_asmp_receiver_init (&rx, &p, 90000);
@@ -120,6 +122,7 @@ test_receiver_clamp (void)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.initial_rate_bps = 1e9;
   p.max_rate_bps = 2e6;
   amcc_asmp_receiver rx;
@@ -129,6 +132,7 @@ test_receiver_clamp (void)
   AMT_NEAR (r.rate_bps, 2e6, 0);
   /* 50 % loss over a long run: PFTK falls far below min -> clamped to min */
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.min_rate_bps = 64e3;
   amcc_asmp_receiver_init (&rx, &p, 90000);
   for (int rep = 0; rep < 20; rep++) {
@@ -150,6 +154,7 @@ test_receiver_clamp (void)
   AMT_CHECK (rx.p.recv_rate_cap == 2.0 && rx.p.cj_use_send_time == 1);
   amcc_asmp_params q;
   amcc_asmp_params_init (&q);
+  amcc_asmp_params_single_regime (&q);
   q.ci_ge = 1;
   q.rtt_clamp = 0;
   amcc_asmp_receiver_init (&rx, &q, 90000);
@@ -169,6 +174,7 @@ test_receiver_bad_send_time (void)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   amcc_asmp_receiver rx;
   amcc_asmp_receiver_init (&rx, &p, 90000);
   amcc_time now = 1000 * AMCC_NS_PER_S;
@@ -208,6 +214,7 @@ test_feedback_timer (void)
   /* schedule: below T_suspend the plain interval, above it a draw in [0, T_rand] */
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   amcc_asmp_receiver rx;
   amcc_asmp_receiver_init (&rx, &p, 90000);
   AMT_CHECK (amcc_asmp_receiver_schedule (&rx, 1000, 2 * AMCC_NS_PER_S, 10, 0.5) == 1000 + 2 * AMCC_NS_PER_S);
@@ -223,6 +230,7 @@ test_suppression_rule (void)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   amcc_asmp_receiver rx;
   amcc_asmp_receiver_init (&rx, &p, 90000);
   AMT_CHECK (amcc_asmp_receiver_on_peer_report (&rx, 0, 1e5) == 0);    /* no own rate yet */
@@ -259,6 +267,7 @@ test_sender_basic (void)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.min_rate_bps = 50e3;
   p.max_rate_bps = 5e6;
   p.receiver_timeout = 3 * AMCC_NS_PER_S;
@@ -352,6 +361,7 @@ test_sender_scale (void)
   enum { N = 10000 };
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.min_rate_bps = 1;
   p.max_rate_bps = 1e12;
   p.receiver_timeout = 10 * AMCC_NS_PER_S;

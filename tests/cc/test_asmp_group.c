@@ -151,6 +151,7 @@ test_suppression_1000 (void)
   static amcc_asmp_receiver rx[N];
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.receiver_timeout = 1000 * SEC;
   for (int i = 0; i < N; i++) {
     amcc_asmp_receiver_init (&rx[i], &p, 90000);

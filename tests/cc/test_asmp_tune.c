@@ -45,6 +45,7 @@ run_loss_jump (int step_limit, double *r_prev, double *loss)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.step_limit = step_limit;
   amcc_asmp_receiver rx;
   amcc_asmp_receiver_init (&rx, &p, 90000);
@@ -91,6 +92,7 @@ run_lagging_sender (int recv_rate_step, int *within)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.recv_rate_step = recv_rate_step;
   amcc_asmp_receiver rx;
   amcc_asmp_receiver_init (&rx, &p, 90000);
@@ -130,6 +132,7 @@ run_rtt_floor (int floor, double *min_rtt)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.rtt_floor = floor;
   amcc_asmp_receiver rx;
   amcc_asmp_receiver_init (&rx, &p, 90000);
@@ -254,6 +257,7 @@ test_gop_lag (void)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.initial_rate_bps = 300e3;       /* the net test's sender settings */
   p.min_rate_bps = 100e3;
   p.max_rate_bps = 2e6;
@@ -281,6 +285,7 @@ run_standing_queue (int cap, int *congested)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  amcc_asmp_params_single_regime (&p);
   p.standing_queue_cap = cap;
   amcc_asmp_receiver rx;
   amcc_asmp_receiver_init (&rx, &p, 90000);

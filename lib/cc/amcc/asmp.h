@@ -58,9 +58,41 @@ typedef struct amcc_asmp_params {
   int rtt_floor;             /* receiver: t_RTT never below the smallest echoed eq. 9 RTT (1;
                                 0 = off: eq. 8 with an 'a' calibrated on a full queue can fall
                                 below the propagation RTT once the queue drains) */
+  /* Packet size in eq. 12-13 (RFC 4828 TFRC-SP manner): P = min(nominal_pkt_bytes,
+   * pkt_rate_ratio x mean packet size). nominal_pkt_bytes 0 = the paper's mean P. */
+  double nominal_pkt_bytes;  /* TCP's segment size (1448) */
+  double pkt_rate_ratio;     /* packet-rate cap: at most this many times the packets/s of a TCP
+                                flow with the same loss and RTT (4; 0 = no cap) */
+  int loss_events;           /* eq. 12's l = loss event rate (RFC 5348 5.4 Average Loss Interval,
+                                losses within one RTT are one event), as PFTK's model defines it
+                                (1; 0 = the paper's eq. 2-3 packet loss rate) */
+  /* Two regimes (asmp_receiver.c "mode"): DELAY keeps the queue short when ASMP is alone;
+   * COMPETING follows eq. 12-13 when a loss-based flow holds the queue. 0 = the paper's one mode. */
+  int adaptive_mode;         /* (1) */
+  double queue_target_s;     /* DELAY: an interval whose least queueing delay exceeds this holds
+                                a standing queue (0.02 s) */
+  double drain_s;            /* DELAY: a standing queue is drained over this time (1 s) */
+  double compete_after_s;    /* DELAY -> COMPETING when a standing queue outlives our draining
+                                this long (3 s) */
+  double compete_hold_s;     /* DELAY -> COMPETING on a second loss event within this time;
+                                COMPETING -> DELAY after this long without one (10 s) */
+  double startup_gain;       /* start-up: each report may ask for this x the received rate until
+                                the first loss event or standing queue (1.5; 0 = no start-up) */
+  double step_frac;          /* COMPETING: a report may rise by max(P/t_RTT, this x r_prev) while
+                                eq. 12 is above r_prev (0.1; 0 = P/t_RTT, the paper's bound) */
 } amcc_asmp_params;
 
+typedef enum amcc_asmp_mode {
+  AMCC_ASMP_STARTUP = 0,     /* multiplicative start until the first loss or standing queue */
+  AMCC_ASMP_DELAY = 1,       /* alone: keep the queue short (eq. 13 + drain) */
+  AMCC_ASMP_COMPETING = 2    /* a loss-based flow holds the queue: eq. 12-13 with loss events */
+} amcc_asmp_mode;
+
 void amcc_asmp_params_init (amcc_asmp_params *p);
+/* Sets the regime parameters to their literal values: one regime (adaptive_mode 0, eq. 18-19 +
+ * standing_queue_cap), the mean packet size, eq. 2-3 loss, no start-up, steps of P/t_RTT. With
+ * the other defaults this is the controller as it was before the regimes (tests of eq. 12-20). */
+void amcc_asmp_params_single_regime (amcc_asmp_params *p);
 /* AMCC_OK, or AMCC_ERR_PARAM naming no field: rates > 0 and ordered, gammas and rho in (0,1],
  * similarity in [0,1), timeouts > 0. */
 int amcc_asmp_params_validate (const amcc_asmp_params *p);
@@ -75,7 +107,16 @@ typedef struct amcc_asmp_report {
   amcc_ci_state ci;          /* eq. 18 */
   int have_echo;             /* the RTT is calibrated by a sender echo (eq. 10) */
   uint32_t report_seq;       /* counter of this receiver's reports */
+  /* local only (not on the wire) */
+  amcc_asmp_mode mode;       /* regime after this report */
+  double queue_s;            /* least queueing delay of the interval (one-way delay above the
+                                smallest ever seen), seconds; 0 without send times */
+  double loss_event_rate;    /* loss event rate (RFC 5348 5.4), 0 before any loss event */
 } amcc_asmp_report;
+
+/* P of eq. 12-13 for a mean packet size: min(nominal_pkt_bytes, pkt_rate_ratio x mean), or the
+ * mean itself when nominal_pkt_bytes is 0 (the paper). */
+double amcc_asmp_packet_size (const amcc_asmp_params *p, double mean_pkt);
 
 /* ---------------- receiver ---------------- */
 typedef struct amcc_asmp_receiver {
@@ -100,6 +141,15 @@ typedef struct amcc_asmp_receiver {
   uint32_t report_seq;
   amcc_asmp_report last;     /* last report made */
   /* feedback suppression round */
+  /* regimes (adaptive_mode) */
+  amcc_asmp_mode mode;
+  amcc_loss_events ev;       /* loss events (loss_events) */
+  uint64_t ev_seen;          /* ev.events at the previous report */
+  amcc_time base_owd;        /* smallest one-way delay seen (propagation + offset) */
+  amcc_time iv_min_owd;      /* smallest one-way delay in the interval, AMCC_TIME_NONE = none */
+  amcc_time queue_since;     /* start of the current standing queue (DELAY), AMCC_TIME_NONE */
+  amcc_time event_at[2];     /* report times of the last two loss events, [0] newest */
+  double recv_Bps;           /* rate received in the last closed interval, bytes/s */
   int suppressed;            /* this round's report is suppressed */
   int heard;                 /* peers heard this round */
   double heard_min_bps;
