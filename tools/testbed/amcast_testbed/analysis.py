@@ -179,14 +179,14 @@ def active_fair_share(meta, entry, periods, step=0.5):
 
 def norm_metrics(run, f, t0, periods):
     """A NORM flow's extra metrics: each receiver's throughput (flows/NAME.csv is the first
-    receiver's, flows/NAME.HOST.csv the others') and NORM-CC's rate over the steady part of its
-    on-period (flows/NAME.sender.csv, UDP payload bit/s as NormGetTxRate reports it)."""
+    receiver's, norm/NAME.HOST.csv the others') and NORM-CC's rate over the steady part of its
+    on-period (norm/NAME.sender.csv, UDP payload bit/s as NormGetTxRate reports it)."""
     rx = {}
     for j, h in enumerate(f.get("dsts", [f["dst"]])):
-        rx[h] = flow_throughput(run, f["name"] if j == 0 else f"{f['name']}.{h}", t0, periods,
-                                NORM_WIRE_FACTOR)
+        rx[h] = flow_throughput(run, f["name"] if j == 0 else f"../norm/{f['name']}.{h}", t0,
+                                periods, NORM_WIRE_FACTOR)
     rates = []
-    for r in _csv(os.path.join(run, "flows", f["name"] + ".sender.csv")):
+    for r in _csv(os.path.join(run, "norm", f["name"] + ".sender.csv")):
         try:
             t, v = float(r["time_s"]) - t0, float(r["rate_bps"])
         except (KeyError, ValueError):

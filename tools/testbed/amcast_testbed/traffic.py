@@ -11,8 +11,9 @@ A flow is a dict (one [[flow]] table of a scenario file):
   rate_bps                    cbr / square: rate while on (UDP payload bits)
   norm only:
   dst or dsts = [hosts]       its receivers (each joins the group inside its namespace);
-                              flows/NAME.csv is the first receiver's, flows/NAME.HOST.csv each
-                              other's, flows/NAME.sender.csv NORM-CC's rate (time_s,rate_bps,grtt_s)
+                              flows/NAME.csv is the first receiver's, norm/NAME.HOST.csv each
+                              other's, norm/NAME.sender.csv NORM-CC's rate (time_s,rate_bps,grtt_s)
+                              (flows/ keeps one time_s,bytes file per flow: evalvid-run reads all)
   group                       multicast group (default 239.1.2.9; never the video's 239.1.2.3)
   rate_max_bps                upper bound for NORM-CC (default none)
 Times are scaled by `scale` (--short) before use. Every process is bounded: the senders stop at
@@ -174,9 +175,12 @@ def _start_norm(topo, f, exe, port, fdir, logs, t0, duration, scale, interval):
     namespace), then norm-flow send on src for the flow's on-period. Multicast is only ever sent
     from inside the testbed's namespaces."""
     group = f.get("group", NORM_GROUP)
+    ndir = os.path.join(os.path.dirname(fdir), "norm")   # flows/ holds one time_s,bytes per flow
+    os.makedirs(ndir, exist_ok=True)
     out = []
     for j, h in enumerate(dsts(f)):
-        csv = os.path.join(fdir, f["name"] + (".csv" if j == 0 else f".{h}.csv"))
+        csv = os.path.join(fdir, f["name"] + ".csv") if j == 0 else \
+            os.path.join(ndir, f"{f['name']}.{h}.csv")
         sink = topo.run(h, [exe, "recv", "--group", group, "--port", port, "--iface",
                             topo.iface(h), "--t0", f"{t0:.6f}", "--duration", f"{duration:.3f}",
                             "--interval", interval, "--csv", csv],
@@ -188,7 +192,7 @@ def _start_norm(topo, f, exe, port, fdir, logs, t0, duration, scale, interval):
         argv = [exe, "send", "--group", group, "--port", port, "--iface", topo.iface(f["src"]),
                 "--t0", f"{t0:.6f}", "--start", f"{a:.3f}", "--duration", f"{b - a:.3f}",
                 "--interval", interval,
-                "--rate-csv", os.path.join(fdir, f["name"] + ".sender.csv")]
+                "--rate-csv", os.path.join(ndir, f["name"] + ".sender.csv")]
         if "rate_max_bps" in f:
             argv += ["--rate-max", float(f["rate_max_bps"])]
         snd = topo.run(f["src"], argv, log=os.path.join(logs, f"flow-{f['name']}-send.log"))
