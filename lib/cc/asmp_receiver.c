@@ -40,7 +40,9 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->drain_s = 1.0;
   p->compete_after_s = 3.0;
   p->compete_hold_s = 10.0;
-  p->startup_gain = 1.5;
+  p->delay_backoff = 0.1;
+  p->knee_step = 0.02;
+  p->startup_gain = 1.25;
   p->step_frac = 0.1;
 }
 
@@ -85,7 +87,8 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
     return AMCC_ERR_PARAM;
   if (!(p->queue_target_s > 0 && p->queue_target_s <= 60) || !(p->drain_s > 0 && p->drain_s <= 600)
       || !(p->compete_after_s >= 0 && p->compete_after_s <= 600)
-      || !(p->compete_hold_s > 0 && p->compete_hold_s <= 600))
+      || !(p->compete_hold_s > 0 && p->compete_hold_s <= 600)
+      || !(p->delay_backoff >= 0 && p->delay_backoff < 1) || !(p->knee_step > 0 && p->knee_step <= 1))
     return AMCC_ERR_PARAM;
   if (!(p->startup_gain == 0 || (p->startup_gain > 1 && p->startup_gain <= 4))
       || !(p->step_frac >= 0 && p->step_frac <= 1))
@@ -299,9 +302,29 @@ rate_drain (const amcc_asmp_params *p, double recv, double q)
  *                an interval > queue_target_s) is drained. Alone, the queue is ours and drains
  *                and loss is rare. A queue that outlives compete_after_s of draining, or a second
  *                loss event within compete_hold_s, means a loss-based flow holds the queue:
- *   COMPETING -> eq. 12-13 with TCP's segment size, loss events and gamma_unloaded, until
- *                compete_hold_s pass without a loss event. (The queue alone cannot tell: a Reno
- *                flow's queue drains after each halving; measured in the dumbbell.) */
+ *   COMPETING -> eq. 12-13 with TCP's segment size, loss events and gamma_unloaded, until the
+ *                queue drains (least queueing delay < queue_target_s / 2) in a loss-free interval
+ *                or compete_hold_s pass without a loss event. A Reno flow that holds its share
+ *                keeps a queue; DELAY's draining lets it empty, which is why entry needs loss. */
+/* DELAY without a standing queue. A loss event here is a burst (a key frame) overflowing the
+ * queue: back off by delay_backoff from what arrived and remember that rate as the knee; near
+ * the knee (within 10 %) rise by at most knee_step x r_prev per report, above it forget it. */
+static double
+rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double r_prev)
+{
+  const amcc_asmp_params *p = &rx->p;
+  if (v->lossy && v->recv > 0) {
+    rx->knee_Bps = v->recv;
+    return fmin (r_prev, v->recv) * (1.0 - p->delay_backoff);
+  }
+  double step = rx->mean_pkt / v->rtt;
+  if (rx->knee_Bps > 0 && r_prev > 1.1 * rx->knee_Bps)
+    rx->knee_Bps = 0;
+  if (rx->knee_Bps > 0 && r_prev >= 0.9 * rx->knee_Bps)
+    step = fmin (step, p->knee_step * r_prev);
+  return rate_equations (rx, v, r_prev, rx->mean_pkt, step, v->gamma);
+}
+
 static int
 second_event_within (const amcc_asmp_receiver *rx, amcc_time now, double hold_s)
 {
@@ -314,20 +337,29 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
   const amcc_asmp_params *p = &rx->p;
   double P = amcc_asmp_packet_size (p, rx->mean_pkt);
   int standing = v->q > p->queue_target_s;
-  if (v->lossy) {
+  /* a loss event counts toward COMPETING only with a queue standing (now or in the interval
+   * before): alone, loss comes from a key-frame burst overflowing the queue while the least
+   * queueing delay stays near 0 */
+  int queued_loss = v->lossy && (standing || rx->prev_standing || rx->mode == AMCC_ASMP_COMPETING);
+  rx->prev_standing = standing;
+  if (queued_loss) {
     rx->event_at[1] = rx->event_at[0];
     rx->event_at[0] = now;
   }
   if (rx->mode == AMCC_ASMP_STARTUP) {
-    if (!v->lossy && !standing)
-      return v->any && v->recv > 0 ? fmax (r_prev, fmin (r_prev * p->startup_gain, v->recv * p->startup_gain))
+    if (!v->lossy && !standing)     /* recv over less than 200 ms is no rate */
+      return v->any && v->recv > 0 && v->secs >= 0.2 ? fmax (r_prev, fmin (r_prev * p->startup_gain, v->recv * p->startup_gain))
           : r_prev;
     rx->mode = AMCC_ASMP_DELAY;
   }
-  if (rx->mode == AMCC_ASMP_COMPETING && rx->event_at[0] != AMCC_TIME_NONE
-      && amcc_time_to_s (now - rx->event_at[0]) > p->compete_hold_s) {
+  /* the queue drained in a loss-free interval (we are alone again: a loss-based flow that holds
+   * its share keeps a queue), or no loss event for compete_hold_s */
+  if (rx->mode == AMCC_ASMP_COMPETING && ((v->q >= 0 && v->q < p->queue_target_s / 2 && !v->lossy)
+      || (rx->event_at[0] != AMCC_TIME_NONE
+          && amcc_time_to_s (now - rx->event_at[0]) > p->compete_hold_s))) {
     rx->mode = AMCC_ASMP_DELAY;
     rx->queue_since = AMCC_TIME_NONE;
+    rx->knee_Bps = 0;
   }
   if (rx->mode == AMCC_ASMP_DELAY) {
     if (!standing)
@@ -335,10 +367,10 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
     else if (rx->queue_since == AMCC_TIME_NONE)
       rx->queue_since = now - amcc_time_from_s (v->secs);
     int held = standing && amcc_time_to_s (now - rx->queue_since) >= p->compete_after_s;
-    if (!held && !(v->lossy && second_event_within (rx, now, p->compete_hold_s))) {
+    if (!held && !(queued_loss && second_event_within (rx, now, p->compete_hold_s))) {
       if (standing)
         return v->recv > 0 ? fmin (r_prev, rate_drain (p, v->recv, v->q)) : r_prev;
-      return rate_equations (rx, v, r_prev, P, rx->mean_pkt / v->rtt, v->gamma);
+      return rate_delay (rx, v, r_prev);
     }
     rx->mode = AMCC_ASMP_COMPETING;
     if (rx->event_at[0] == AMCC_TIME_NONE)

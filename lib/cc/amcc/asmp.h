@@ -75,9 +75,14 @@ typedef struct amcc_asmp_params {
   double compete_after_s;    /* DELAY -> COMPETING when a standing queue outlives our draining
                                 this long (3 s) */
   double compete_hold_s;     /* DELAY -> COMPETING on a second loss event within this time;
-                                COMPETING -> DELAY after this long without one (10 s) */
+                                COMPETING -> DELAY after this long without one, or when the
+                                queue drains below queue_target_s / 2 without loss (10 s) */
   double startup_gain;       /* start-up: each report may ask for this x the received rate until
-                                the first loss event or standing queue (1.5; 0 = no start-up) */
+                                the first loss event or standing queue (1.25; 0 = no start-up) */
+  double delay_backoff;      /* DELAY: a loss event without a standing queue (a burst) sets the
+                                rate to (1 - this) x what arrived (0.1) */
+  double knee_step;          /* DELAY: within 10 % of the rate of the last such loss, rise by
+                                at most this x r_prev per report (0.02) */
   double step_frac;          /* COMPETING: a report may rise by max(P/t_RTT, this x r_prev) while
                                 eq. 12 is above r_prev (0.1; 0 = P/t_RTT, the paper's bound) */
 } amcc_asmp_params;
@@ -148,6 +153,8 @@ typedef struct amcc_asmp_receiver {
   amcc_time base_owd;        /* smallest one-way delay seen (propagation + offset) */
   amcc_time iv_min_owd;      /* smallest one-way delay in the interval, AMCC_TIME_NONE = none */
   amcc_time queue_since;     /* start of the current standing queue (DELAY), AMCC_TIME_NONE */
+  int prev_standing;          /* the previous interval held a standing queue */
+  double knee_Bps;           /* DELAY: rate received when the last burst loss came, 0 = none */
   amcc_time event_at[2];     /* report times of the last two loss events, [0] newest */
   double recv_Bps;           /* rate received in the last closed interval, bytes/s */
   int suppressed;            /* this round's report is suppressed */
