@@ -1,7 +1,11 @@
 /* test-asmpsrc.c - asmpsrc under GstHarness with a GstTestClock as the system clock: RTP and
  * the sender's SR + echo APP arrive over 127.0.0.1; the receiver's RRs carry its ASMP report
  * APP (content checked), echoes and losses are accounted, malformed APPs are counted and
- * ignored, a similar peer report suppresses ours, TFMCC mode sends TFMR reports. */
+ * ignored, a similar peer report suppresses ours, TFMCC mode sends TFMR reports.
+ * The test clock drives rtpsession's RTCP timer and the element's early-report timer; the
+ * receiver's congestion-control state (lib/cc) runs on gst_am_now(), the wall clock, which no
+ * test clock can advance: where a check depends on a wall-clock deadline, the test first lets
+ * at least that much wall time pass (a lower bound, so it cannot fail by being slow). */
 #include "amgsttest.h"
 #include <amcc/asmp.h>
 #include <amcc/tfmcc.h>
@@ -306,6 +310,8 @@ GST_END_TEST;
 /* TFMCC receiver reports only when its feedback timer fires (RFC 4654 4.5): none before it has
  * heard the sender's fields (no feedback round), one per round as a non-CLR receiver, and again
  * in the next round. */
+#define TFMS_R_MAX_US 20000     /* R_max in our sender fields: round T = 6 R_max = 120 ms */
+
 static gboolean
 next_rtcp_has_tfmr (Fixture * f, struct amcc_tfmcc_report *r)
 {
@@ -326,20 +332,32 @@ next_rtcp_has_tfmr (Fixture * f, struct amcc_tfmcc_report *r)
   return found;
 }
 
+/* The sender's SR with its TFMCC fields: starts feedback round fb_nr at the receiver, whose
+ * timer is t = max(T (1 + ln x / ln N), 0) <= T, x drawn at random by the element. That timer
+ * runs on the wall clock (gst_am_now), so a test clock cannot fire it: wait out T in real time
+ * (the SR has been handled when send_sr returns: the element's probe comes before ours), then
+ * every RTCP the receiver sends must carry the report until it has sent it. */
 static void
-send_tfms (Fixture * f, guint16 fb_nr)
+send_tfms_and_wait_round_timer (Fixture * f, guint16 fb_nr)
 {
   struct amcc_tfmcc_sender_info info;
+  struct amcc_tfmcc_params p;
   guint8 payload[AMCC_TFMCC_SENDER_INFO_LEN];
+  GstBuffer *stale;
 
   memset (&info, 0, sizeof (info));
   info.fb_nr = fb_nr;
   info.slowstart = TRUE;
   info.ts_us = (guint32) (gst_am_now () / 1000);
-  info.r_max_us = 20000;        /* round T = 6 R_max = 120 ms: the timer fires within it */
+  info.r_max_us = TFMS_R_MAX_US;
   info.rate_bps = 500e3;
   fail_unless (amcc_tfmcc_sender_info_encode (&info, payload, sizeof (payload)) > 0);
   send_sr (f, AMCC_TFMCC_APP_SENDER, 0, payload, sizeof (payload));
+  amcc_tfmcc_params_init (&p);
+  g_usleep ((gulong) (p.round_rmax_factor * TFMS_R_MAX_US) + 1000);
+  /* RTCP made before the timer was surely due (at most one, from an earlier crank) */
+  while ((stale = g_async_queue_try_pop (f->rtcp_out)))
+    gst_buffer_unref (stale);
 }
 
 GST_START_TEST (test_tfmcc_receiver_report)
@@ -353,17 +371,19 @@ GST_START_TEST (test_tfmcc_receiver_report)
   send_rtp (&f, 30, 0);
   for (i = 0; i < 3; i++)
     fail_if (next_rtcp_has_tfmr (&f, &r), "TFMR before any sender fields (no round)");
-  send_tfms (&f, 7);
-  for (i = 0; i < 5 && !found; i++)
+  send_tfms_and_wait_round_timer (&f, 7);
+  /* the timer is due: the next RTCP has the report (a second one may have been under way
+   * before the wait ended: the crank helper can run one RTCP ahead) */
+  for (i = 0; i < 2 && !found; i++)
     found = next_rtcp_has_tfmr (&f, &r);
-  fail_unless (found, "no TFMR report in the receiver's RTCP");
+  fail_unless (found, "no TFMR report in the receiver's RTCP after the round's timer T");
   fail_unless_equals_int (r.fb_nr, 7);
   for (i = 0; i < 3; i++)
     fail_if (next_rtcp_has_tfmr (&f, &r), "a second TFMR in the same round (non-CLR)");
-  send_tfms (&f, 8);
-  for (i = 0, found = FALSE; i < 5 && !found; i++)
+  send_tfms_and_wait_round_timer (&f, 8);
+  for (i = 0, found = FALSE; i < 2 && !found; i++)
     found = next_rtcp_has_tfmr (&f, &r);
-  fail_unless (found, "no TFMR in the next round");
+  fail_unless (found, "no TFMR in the next round after its timer T");
   fail_unless_equals_int (r.fb_nr, 8);
   fixture_clear (&f);
 }
