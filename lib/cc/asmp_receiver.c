@@ -315,7 +315,7 @@ rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double r_prev)
   const amcc_asmp_params *p = &rx->p;
   if (v->lossy && v->recv > 0) {
     rx->knee_Bps = v->recv;
-    return fmin (r_prev, v->recv) * (1.0 - p->delay_backoff);
+    return fmin (r_prev, v->recv * (1.0 - p->delay_backoff));   /* idempotent: no compounding */
   }
   double step = rx->mean_pkt / v->rtt;
   if (rx->knee_Bps > 0 && r_prev > 1.1 * rx->knee_Bps)

@@ -1,0 +1,238 @@
+/* test_asmp_regimes.c - the ASMP receiver's regimes and packet size (lib/cc/README.md,
+ * "Regimes"): start-up, DELAY (drain a standing queue, back off on a burst loss), COMPETING
+ * (eq. 12-13 with TCP's segment size and loss events), and the transitions between them. The
+ * stream is synthetic: 1000-byte packets at a given rate, a one-way delay of 10 ms plus the
+ * queue, RTT at its 0.1 s default (no echo), a report every second. */
+#include <math.h>
+#include <string.h>
+#include "amtest.h"
+#include "amcc/asmp.h"
+#include "amcc/tcpmodel.h"
+
+#define MS AMCC_NS_PER_MS
+#define SEC AMCC_NS_PER_S
+#define BASE (10 * MS)
+
+typedef struct { uint16_t seq; amcc_time t; uint32_t n; } stream;
+
+/* one second at rate_Bps (bytes/s) with every queue_ms-delayed packet; lose_every-th packet
+ * (counted over the whole stream) lost, 0 = none; then a report */
+static amcc_asmp_report
+second (amcc_asmp_receiver *rx, stream *s, double rate_Bps, double queue_ms, int lose_every)
+{
+  amcc_time dt = (amcc_time) (1000.0 / rate_Bps * 1e9), end = s->t + SEC;
+  amcc_time owd = BASE + (amcc_time) (queue_ms * 1e6);
+  for (; s->t < end; s->t += dt, s->seq++, s->n++) {
+    if (lose_every > 0 && s->n % lose_every == (uint32_t) lose_every - 1)
+      continue;
+    amcc_asmp_receiver_on_rtp (rx, s->t + owd, s->seq, (uint32_t) (s->t / (SEC / 90000)), s->t, 1000);
+  }
+  amcc_asmp_report r;
+  amcc_asmp_receiver_make_report (rx, s->t + owd, &r);
+  return r;
+}
+
+static void
+start (amcc_asmp_receiver *rx, stream *s, const amcc_asmp_params *p)
+{
+  amcc_asmp_receiver_init (rx, p, 90000);
+  memset (s, 0, sizeof *s);
+  s->t = 1 * SEC;
+}
+
+static void
+test_packet_size (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  AMT_NEAR (amcc_asmp_packet_size (&p, 568), 1448, 0);      /* small video packets: TCP's MSS */
+  AMT_NEAR (amcc_asmp_packet_size (&p, 200), 800, 1e-9);    /* at most 4x TCP's packet rate */
+  p.pkt_rate_ratio = 0;
+  AMT_NEAR (amcc_asmp_packet_size (&p, 200), 1448, 0);
+  p.nominal_pkt_bytes = 0;                                  /* the paper: the mean */
+  AMT_NEAR (amcc_asmp_packet_size (&p, 568), 568, 0);
+}
+
+static void
+test_params (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  AMT_CHECK (amcc_asmp_params_validate (&p) == AMCC_OK);
+  amcc_asmp_params_single_regime (&p);
+  AMT_CHECK (amcc_asmp_params_validate (&p) == AMCC_OK);
+  AMT_CHECK (p.adaptive_mode == 0 && p.nominal_pkt_bytes == 0 && p.loss_events == 0
+      && p.startup_gain == 0 && p.step_frac == 0);
+  double *fields[] = { &p.queue_target_s, &p.drain_s, &p.compete_hold_s, &p.knee_step };
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    amcc_asmp_params_init (&p);
+    *fields[i] = -1;
+    AMT_CHECK (amcc_asmp_params_validate (&p) == AMCC_ERR_PARAM);
+  }
+  amcc_asmp_params_init (&p);
+  p.startup_gain = 0.5;                   /* a "gain" below 1 is no start-up */
+  AMT_CHECK (amcc_asmp_params_validate (&p) == AMCC_ERR_PARAM);
+  amcc_asmp_params_init (&p);
+  p.delay_backoff = 1;
+  AMT_CHECK (amcc_asmp_params_validate (&p) == AMCC_ERR_PARAM);
+  amcc_asmp_params_init (&p);
+  p.nominal_pkt_bytes = NAN;
+  AMT_CHECK (amcc_asmp_params_validate (&p) == AMCC_ERR_PARAM);
+}
+
+/* Start-up: x1.25 of what arrived per report, never above it when the sender does not follow
+ * (an encoder below its target), and out at the first standing queue, which is drained. */
+static void
+test_startup_then_drain (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  stream s;
+  start (&rx, &s, &p);
+  amcc_asmp_report r = second (&rx, &s, 100e3, 0, 0);
+  AMT_CHECK (r.mode == AMCC_ASMP_STARTUP);
+  AMT_NEAR (r.rate_bps, 1.25 * 8 * 100e3, 0.02 * 8 * 125e3);
+  r = second (&rx, &s, 100e3, 0, 0);                 /* the sender did not follow */
+  AMT_NEAR (r.rate_bps, 8 * 125e3, 0.02 * 8 * 125e3);
+  r = second (&rx, &s, 125e3, 0, 0);
+  AMT_NEAR (r.rate_bps, 8 * 156.25e3, 0.02 * 8 * 156.25e3);
+  AMT_CHECK (r.mode == AMCC_ASMP_STARTUP);
+  /* the bottleneck (125 kB/s) holds a 100 ms queue: drain it over drain_s (1 s) */
+  r = second (&rx, &s, 125e3, 100, 0);
+  AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+  AMT_NEAR (r.queue_s, 0.1, 0.002);
+  /* the step to a 100 ms queue stretched this interval to 1.1 s: 125 kB / 1.1 s arrived */
+  AMT_NEAR (r.rate_bps, 8 * 125e3 / 1.1 * 0.9, 0.02 * 8 * 125e3);
+  /* literal (startup_gain 0): the paper has no start-up; eq. 13 adds a packet per RTT */
+  amcc_asmp_params_init (&p);
+  p.startup_gain = 0;
+  start (&rx, &s, &p);
+  second (&rx, &s, 100e3, 0, 0);
+  r = second (&rx, &s, 100e3, 0, 0);
+  AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+  AMT_CHECK (r.rate_bps < 8 * 112e3);
+}
+
+/* A queue that stays while we drain is not ours: COMPETING after compete_after_s (3 s). */
+static void
+test_queue_not_ours (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  stream s;
+  start (&rx, &s, &p);
+  second (&rx, &s, 100e3, 0, 0);
+  amcc_asmp_report r;
+  int first_competing = -1;
+  for (int i = 0; i < 6; i++) {
+    r = second (&rx, &s, 100e3, 80, 0);
+    if (r.mode == AMCC_ASMP_COMPETING && first_competing < 0)
+      first_competing = i;
+    if (i < 2)                            /* draining: at most what arrived, less 7 % */
+      AMT_CHECK (r.rate_bps <= 8 * 100e3 * 0.93 && r.mode == AMCC_ASMP_DELAY);
+  }
+  AMT_CHECK (first_competing == 2);       /* standing since the start of i = 0: 3 s when i = 2 ends */
+  /* the queue drains in a loss-free interval: alone again */
+  r = second (&rx, &s, 100e3, 2, 0);
+  AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+}
+
+/* Alone, loss comes from bursts (the least queueing delay stays 0): DELAY backs off 10 % and
+ * rises slowly near that rate; it never counts as competition. */
+static void
+test_burst_loss_alone (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  stream s;
+  start (&rx, &s, &p);
+  amcc_asmp_report r = second (&rx, &s, 100e3, 0, 0);
+  for (int i = 0; i < 6; i++) {
+    r = second (&rx, &s, 100e3, 0, 50);   /* two losses a second, no queue */
+    AMT_CHECK (r.mode != AMCC_ASMP_COMPETING);
+  }
+  /* what arrived less 10 %, once: repeated bursts do not compound the cut */
+  AMT_NEAR (r.rate_bps, 8 * 98e3 * 0.9, 0.01 * 8 * 100e3);     /* 2 % of it lost */
+  r = second (&rx, &s, r.rate_bps / 8, 0, 0);  /* the last loss is found in this interval */
+  double before = r.rate_bps;
+  r = second (&rx, &s, before / 8, 0, 0);     /* loss-free, within 10 % of the knee: +2 % at most */
+  AMT_CHECK (r.rate_bps > before && r.rate_bps <= before * 1.02 + 1);
+}
+
+/* Loss with a standing queue, twice within compete_hold_s: a loss-based flow holds the queue. */
+static void
+test_queued_loss_competing (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  stream s;
+  start (&rx, &s, &p);
+  second (&rx, &s, 100e3, 0, 0);
+  amcc_asmp_report r = second (&rx, &s, 100e3, 60, 90);
+  AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+  r = second (&rx, &s, 100e3, 60, 90);
+  AMT_CHECK (r.mode == AMCC_ASMP_COMPETING);
+  /* a Reno queue does not drain below queue_target_s / 2 while Reno holds its share */
+  for (int i = 0; i < 5; i++)
+    r = second (&rx, &s, 100e3, 40, 0);
+  AMT_CHECK (r.mode == AMCC_ASMP_COMPETING);
+  /* ... and after compete_hold_s (10 s) without a loss event it is gone */
+  for (int i = 0; i < 6; i++)
+    r = second (&rx, &s, 100e3, 40, 0);
+  AMT_CHECK (r.mode != AMCC_ASMP_COMPETING);
+}
+
+/* COMPETING, closed loop (the sender sends what was reported): with one loss every 100 packets
+ * behind a 60 ms queue, the rate settles at eq. 12 with TCP's segment size and the loss-event
+ * rate 1/100, the rate TCP gets from the same loss (within 15 %). The paper's literal P (the
+ * 1000-byte mean) and packet-loss rate give 1000/1448 of it (with the CONGESTED-only indicator
+ * and standing_queue_cap, less). */
+static double
+closed_loop (const amcc_asmp_params *p, int seconds)
+{
+  amcc_asmp_receiver rx;
+  stream s;
+  start (&rx, &s, p);
+  double rate = 100e3, sum = 0;
+  int n = 0;
+  second (&rx, &s, rate, 0, 0);          /* the queue was once empty: the base delay */
+  for (int i = 0; i < seconds; i++) {
+    amcc_asmp_report r = second (&rx, &s, rate, 60, 100);
+    rate = r.rate_bps / 8;
+    if (i >= seconds - 30) {
+      sum += rate;
+      n++;
+    }
+  }
+  return sum / n;
+}
+
+static void
+test_competing_share (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  double tcp = amcc_pftk_rate (1448, 0.1, 0.01);
+  double got = closed_loop (&p, 90);
+  AMT_NEAR (got / tcp, 1.0, 0.15);
+  amcc_asmp_params_single_regime (&p);
+  double literal = closed_loop (&p, 90);
+  AMT_CHECK (literal < 0.8 * got);
+}
+
+int
+main (void)
+{
+  AMT_RUN (test_packet_size);
+  AMT_RUN (test_params);
+  AMT_RUN (test_startup_then_drain);
+  AMT_RUN (test_queue_not_ours);
+  AMT_RUN (test_burst_loss_alone);
+  AMT_RUN (test_queued_loss_competing);
+  AMT_RUN (test_competing_share);
+  return amt_summary ();
+}
