@@ -77,7 +77,14 @@ amt_probe_child_pad (GstElement * bin, const gchar * child, const gchar * pad_na
 }
 
 /* Cranks the test clock (the default system clock, which rtpsession's RTCP timer uses) until
- * a buffer shows up in q; NULL after max_cranks. */
+ * a buffer shows up in q; NULL after max_cranks. As in GStreamer's rtpsession tests: after each
+ * crank, wait until something waits on the clock again - the RTCP thread, once it has pushed
+ * what that crank made - before looking at q, so that the next crank never fires while an RTCP
+ * packet is still being made (a second packet, made at a later clock time, would come out of a
+ * later call). With only the RTCP thread on the clock this is exact. An element's own timer
+ * (gst_am_timer_start, asynchronous) also counts as waiting: the 20 ms look at q covers the
+ * usual case, and a packet can still come one call late under load (callers with such timers
+ * allow for one). */
 static inline GstBuffer *
 amt_crank_until (GstTestClock * clock, GAsyncQueue * q, guint max_cranks)
 {
@@ -85,14 +92,59 @@ amt_crank_until (GstTestClock * clock, GAsyncQueue * q, guint max_cranks)
   GstBuffer *b;
 
   for (i = 0; i < max_cranks; i++) {
-    if ((b = g_async_queue_timeout_pop (q, 2000)))
+    if ((b = g_async_queue_try_pop (q)))
       return b;
-    gst_test_clock_wait_for_next_pending_id (clock, NULL);
     gst_test_clock_crank (clock);
-    if ((b = g_async_queue_timeout_pop (q, 50 * 1000)))
+    gst_test_clock_wait_for_next_pending_id (clock, NULL);
+    if ((b = g_async_queue_timeout_pop (q, 20 * 1000)))
       return b;
   }
-  return NULL;
+  return g_async_queue_try_pop (q);
+}
+
+/* Counts the RTP packets (buffers and buffer lists) passing a pad. */
+static GstPadProbeReturn
+amt_count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer counter)
+{
+  guint n = 0;
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    n = 1;
+  else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
+    n = gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
+  if (n)
+    g_atomic_int_add ((gint *) counter, (gint) n);
+  return GST_PAD_PROBE_OK;
+}
+
+static inline void
+amt_count_child_pad (GstElement * bin, const gchar * child, const gchar * pad_name,
+    gint * counter)
+{
+  GstElement *el = gst_bin_get_by_name (GST_BIN (bin), child);
+  GstPad *pad;
+
+  fail_unless (el != NULL);
+  pad = gst_element_get_static_pad (el, pad_name);
+  fail_unless (pad != NULL, "no pad %s on %s", pad_name, child);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+      amt_count_probe, counter, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (el);
+}
+
+/* Waits (bounded, 10 s: a guard against a hang, not a timing check) until *counter >= n. */
+static inline gboolean
+amt_wait_count (gint * counter, gint n)
+{
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (g_atomic_int_get (counter) < n) {
+    if (g_get_monotonic_time () > end)
+      return FALSE;
+    g_usleep (200);
+  }
+  return TRUE;
 }
 
 /* Waits (bounded) for a buffer from a probe fed by a network thread. */

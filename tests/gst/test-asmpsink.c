@@ -19,6 +19,7 @@ typedef struct {
   gint port;
   guint collisions, target_notifies;
   guint16 seq;
+  gint rtp_out;                 /* RTP packets that have left rtpbin */
 } Fixture;
 
 static void
@@ -56,6 +57,7 @@ fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms)
   f->rtcp_out = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
   f->rtcp_in = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
   amt_probe_child_pad (f->sink, "rtpbin", "send_rtcp_src_0", f->rtcp_out);
+  amt_count_child_pad (f->sink, "rtp_sink", "sink", &f->rtp_out);
   /* added after the element's own probe, so it fires once the element has seen the packet */
   amt_probe_child_pad (f->sink, "rtcp_src", "src", f->rtcp_in);
   rtpbin = gst_bin_get_by_name (GST_BIN (f->sink), "rtpbin");
@@ -115,25 +117,25 @@ push_rtp (Fixture * f, gboolean key)
   GST_BUFFER_PTS (b) = f->seq * GST_SECOND / 30;
   f->seq++;
   fail_unless_equals_int (gst_harness_push (f->h, b), GST_FLOW_OK);
+  /* the pacer hands it to rtpbin from its own thread: wait until rtpsession has sent it, so that
+   * it counts (at this test clock time) before the next crank */
+  fail_unless (amt_wait_count (&f->rtp_out, f->seq), "RTP did not leave rtpbin");
 }
 
-/* Next RTCP packet the element sends, starting with an SR (sending) */
+/* Next RTCP packet the element sends: an SR. An RTP packet goes out first, at the time of the
+ * previous RTCP, and rtpsession's next RTCP comes at most 1.5 / 1.21828 intervals after that
+ * (forward reconsideration included), well within the 2 intervals after which rtpsession would
+ * stop counting us as a sender (RFC 3550 6.3.8) and send an RR: anything but an SR is a bug. */
 static GstBuffer *
 next_sr (Fixture * f)
 {
-  guint i;
+  GstBuffer *b;
 
-  for (i = 0; i < 20; i++) {
-    GstBuffer *b;
-    push_rtp (f, FALSE);        /* keep being a sender: rtpsession sends SRs */
-    b = amt_crank_until (f->clock, f->rtcp_out, 10);
-    fail_unless (b != NULL, "no RTCP from asmpsink");
-    if (amt_first_type (b) == GST_RTCP_TYPE_SR)
-      return b;
-    gst_buffer_unref (b);
-  }
-  fail ("no SR");
-  return NULL;
+  push_rtp (f, FALSE);
+  b = amt_crank_until (f->clock, f->rtcp_out, 20);
+  fail_unless (b != NULL, "no RTCP from asmpsink");
+  fail_unless_equals_int (amt_first_type (b), GST_RTCP_TYPE_SR);
+  return b;
 }
 
 /* Sends a compound RTCP (RR from rx_ssrc [+ report block about the sender] [+ APP]) to the
