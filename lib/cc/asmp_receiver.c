@@ -37,8 +37,8 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->loss_events = 1;
   p->adaptive_mode = 1;
   p->queue_target_s = 0.02;
-  p->drain_s = 1.0;
-  p->compete_after_s = 3.0;
+  p->drain_s = 0.5;
+  p->compete_after_s = 2.0;
   p->compete_hold_s = 10.0;
   p->delay_backoff = 0.1;
   p->knee_step = 0.02;
@@ -337,44 +337,58 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
   const amcc_asmp_params *p = &rx->p;
   double P = amcc_asmp_packet_size (p, rx->mean_pkt);
   int standing = v->q > p->queue_target_s;
-  /* a loss event counts toward COMPETING only with a queue standing (now or in the interval
-   * before): alone, loss comes from a key-frame burst overflowing the queue while the least
-   * queueing delay stays near 0 */
-  int queued_loss = v->lossy && (standing || rx->prev_standing || rx->mode == AMCC_ASMP_COMPETING);
-  rx->prev_standing = standing;
+  /* How long the queue has stood (or stood until the interval before: losses are found 3
+   * packets late). A loss event counts toward COMPETING only after the queue stood
+   * compete_after_s / 2: a loss-based flow fills the queue until it overflows, while alone
+   * a loss comes from a key-frame burst (no standing queue) or from our own overshoot, which
+   * draining removes within about a second. */
+  double stood = 0;
+  if (standing) {
+    if (rx->queue_since == AMCC_TIME_NONE)
+      rx->queue_since = now - amcc_time_from_s (v->secs);
+    stood = amcc_time_to_s (now - rx->queue_since);
+  } else if (rx->queue_since != AMCC_TIME_NONE) {
+    stood = amcc_time_to_s (now - amcc_time_from_s (v->secs) - rx->queue_since);
+    rx->queue_since = AMCC_TIME_NONE;
+  }
+  int queued_loss = v->lossy && (stood >= p->compete_after_s / 2 || rx->mode == AMCC_ASMP_COMPETING);
+  /* evidence of a loss-based competitor: a queue that outlived compete_after_s of our draining
+   * and still grows (ours shrinks once the encoder takes the drained rate, up to a GOP plus its
+   * VBV buffer later); in COMPETING it keeps the regime: while we hold our share the
+   * competitor's queue stands */
+  int held = standing && stood >= p->compete_after_s && v->q >= rx->prev_q;
+  if (held)
+    rx->evidence_at = now;
+  rx->prev_q = v->q;
+  rx->drained_run = !standing && v->q >= 0 && v->q < p->queue_target_s / 2 && !v->lossy
+      ? rx->drained_run + 1 : 0;
   if (queued_loss) {
     rx->event_at[1] = rx->event_at[0];
     rx->event_at[0] = now;
+    rx->evidence_at = now;
   }
   if (rx->mode == AMCC_ASMP_STARTUP) {
-    if (!v->lossy && !standing)     /* recv over less than 200 ms is no rate */
-      return v->any && v->recv > 0 && v->secs >= 0.2 ? fmax (r_prev, fmin (r_prev * p->startup_gain, v->recv * p->startup_gain))
-          : r_prev;
+    if (!v->lossy && !standing) {   /* startup_gain per second; recv over < 200 ms is no rate */
+      double g = 1.0 + (p->startup_gain - 1.0) * fmin (1.0, v->secs);
+      return v->any && v->recv > 0 && v->secs >= 0.2 ? fmax (r_prev, fmin (r_prev, v->recv) * g) : r_prev;
+    }
     rx->mode = AMCC_ASMP_DELAY;
   }
-  /* the queue drained in a loss-free interval (we are alone again: a loss-based flow that holds
-   * its share keeps a queue), or no loss event for compete_hold_s */
-  if (rx->mode == AMCC_ASMP_COMPETING && ((v->q >= 0 && v->q < p->queue_target_s / 2 && !v->lossy)
-      || (rx->event_at[0] != AMCC_TIME_NONE
-          && amcc_time_to_s (now - rx->event_at[0]) > p->compete_hold_s))) {
+  /* back to DELAY after compete_hold_s without evidence, or when the queue stayed drained
+   * (below queue_target_s / 2, no loss) for 3 reports: a Reno flow's queue drains after its
+   * halving for about one report (dumbbell-tcp), a queue that was ours stays empty */
+  if (rx->mode == AMCC_ASMP_COMPETING && (rx->drained_run >= 3
+      || amcc_time_to_s (now - rx->evidence_at) > p->compete_hold_s)) {
     rx->mode = AMCC_ASMP_DELAY;
-    rx->queue_since = AMCC_TIME_NONE;
     rx->knee_Bps = 0;
   }
   if (rx->mode == AMCC_ASMP_DELAY) {
-    if (!standing)
-      rx->queue_since = AMCC_TIME_NONE;
-    else if (rx->queue_since == AMCC_TIME_NONE)
-      rx->queue_since = now - amcc_time_from_s (v->secs);
-    int held = standing && amcc_time_to_s (now - rx->queue_since) >= p->compete_after_s;
     if (!held && !(queued_loss && second_event_within (rx, now, p->compete_hold_s))) {
       if (standing)
         return v->recv > 0 ? fmin (r_prev, rate_drain (p, v->recv, v->q)) : r_prev;
       return rate_delay (rx, v, r_prev);
     }
     rx->mode = AMCC_ASMP_COMPETING;
-    if (rx->event_at[0] == AMCC_TIME_NONE)
-      rx->event_at[0] = now;        /* the hold counts from here */
   }
   double step = fmax (P / v->rtt, p->step_frac * r_prev);
   return rate_equations (rx, v, r_prev, P, step, p->gamma_unloaded);
@@ -406,8 +420,12 @@ amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp
   }
   rx->ev_seen = rx->ev.events;
   if (!rx->have_rate) {
-    /* first report: start from the rate actually received, else the configured initial rate */
-    rx->rate_Bps = clamp (v.recv > 0 ? v.recv : rx->p.initial_rate_bps / 8.0, lo, hi);
+    /* first report: start from the rate actually received (over >= 200 ms: the first key frame
+     * arrives as a burst), at most the configured initial rate */
+    double init = rx->p.initial_rate_bps / 8.0, first = v.recv > 0 ? v.recv : init;
+    if (rx->p.startup_gain > 0 && (v.secs < 0.2 || first > init))
+      first = init;             /* the start-up climbs from the sender's initial rate */
+    rx->rate_Bps = clamp (first, lo, hi);
     rx->have_rate = 1;
   }
   double r_prev = rx->rate_Bps, r;

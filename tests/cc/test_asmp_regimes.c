@@ -33,9 +33,11 @@ second (amcc_asmp_receiver *rx, stream *s, double rate_Bps, double queue_ms, int
 }
 
 static void
-start (amcc_asmp_receiver *rx, stream *s, const amcc_asmp_params *p)
+start (amcc_asmp_receiver *rx, stream *s, const amcc_asmp_params *p0)
 {
-  amcc_asmp_receiver_init (rx, p, 90000);
+  amcc_asmp_params p = *p0;
+  p.initial_rate_bps = 2e6;             /* above every stream here: start from what arrives */
+  amcc_asmp_receiver_init (rx, &p, 90000);
   memset (s, 0, sizeof *s);
   s->t = 1 * SEC;
 }
@@ -98,12 +100,12 @@ test_startup_then_drain (void)
   r = second (&rx, &s, 125e3, 0, 0);
   AMT_NEAR (r.rate_bps, 8 * 156.25e3, 0.02 * 8 * 156.25e3);
   AMT_CHECK (r.mode == AMCC_ASMP_STARTUP);
-  /* the bottleneck (125 kB/s) holds a 100 ms queue: drain it over drain_s (1 s) */
+  /* the bottleneck (125 kB/s) holds a 100 ms queue: drain it over drain_s (0.5 s) */
   r = second (&rx, &s, 125e3, 100, 0);
   AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
   AMT_NEAR (r.queue_s, 0.1, 0.002);
   /* the step to a 100 ms queue stretched this interval to 1.1 s: 125 kB / 1.1 s arrived */
-  AMT_NEAR (r.rate_bps, 8 * 125e3 / 1.1 * 0.9, 0.02 * 8 * 125e3);
+  AMT_NEAR (r.rate_bps, 8 * 125e3 / 1.1 * 0.8, 0.02 * 8 * 125e3);
   /* literal (startup_gain 0): the paper has no start-up; eq. 13 adds a packet per RTT */
   amcc_asmp_params_init (&p);
   p.startup_gain = 0;
@@ -114,7 +116,8 @@ test_startup_then_drain (void)
   AMT_CHECK (r.rate_bps < 8 * 112e3);
 }
 
-/* A queue that stays while we drain is not ours: COMPETING after compete_after_s (3 s). */
+/* A queue that stays while we drain is not ours: COMPETING after compete_after_s (2 s); one
+ * that shrinks is ours (the encoder takes a new rate up to a GOP later). */
 static void
 test_queue_not_ours (void)
 {
@@ -126,15 +129,23 @@ test_queue_not_ours (void)
   second (&rx, &s, 100e3, 0, 0);
   amcc_asmp_report r;
   int first_competing = -1;
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < 4; i++) {           /* shrinking: 80, 70, 60, 50 ms */
+    r = second (&rx, &s, 100e3, 80 - 10 * i, 0);
+    AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+  }
+  r = second (&rx, &s, 100e3, 0, 0);
+  for (int i = 0; i < 4; i++) {
     r = second (&rx, &s, 100e3, 80, 0);
     if (r.mode == AMCC_ASMP_COMPETING && first_competing < 0)
       first_competing = i;
-    if (i < 2)                            /* draining: at most what arrived, less 7 % */
-      AMT_CHECK (r.rate_bps <= 8 * 100e3 * 0.93 && r.mode == AMCC_ASMP_DELAY);
+    if (i < 1)                            /* draining: at most what arrived, less 15 % */
+      AMT_CHECK (r.rate_bps <= 8 * 100e3 * 0.85 && r.mode == AMCC_ASMP_DELAY);
   }
-  AMT_CHECK (first_competing == 2);       /* standing since the start of i = 0: 3 s when i = 2 ends */
-  /* the queue drains in a loss-free interval: alone again */
+  AMT_CHECK (first_competing == 1);       /* standing since the start of i = 0: 2 s when i = 1 ends */
+  /* the queue stays drained for 3 loss-free reports: alone again (a Reno queue drains for one) */
+  r = second (&rx, &s, 100e3, 2, 0);
+  r = second (&rx, &s, 100e3, 2, 0);
+  AMT_CHECK (r.mode == AMCC_ASMP_COMPETING);
   r = second (&rx, &s, 100e3, 2, 0);
   AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
 }
@@ -162,27 +173,41 @@ test_burst_loss_alone (void)
   AMT_CHECK (r.rate_bps > before && r.rate_bps <= before * 1.02 + 1);
 }
 
-/* Loss with a standing queue, twice within compete_hold_s: a loss-based flow holds the queue. */
+/* Loss after the queue stood compete_after_s / 2, twice within compete_hold_s: a loss-based
+ * flow fills the queue until it overflows. A loss sooner into a queue (our own overshoot, which
+ * draining removes) does not count. */
 static void
 test_queued_loss_competing (void)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  p.compete_after_s = 3;                  /* losses count 1.5 s into a queue; 2-s queues not held */
   amcc_asmp_receiver rx;
   stream s;
   start (&rx, &s, &p);
   second (&rx, &s, 100e3, 0, 0);
-  amcc_asmp_report r = second (&rx, &s, 100e3, 60, 90);
-  AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
-  r = second (&rx, &s, 100e3, 60, 90);
+  amcc_asmp_report r;
+  for (int i = 0; i < 3; i++) {           /* losses 1 s into a queue, three times */
+    r = second (&rx, &s, 100e3, 60, 90);
+    AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+    r = second (&rx, &s, 100e3, 0, 0);
+  }
+  for (int i = 0; i < 2; i++) {           /* losses 2 s into a queue, twice */
+    r = second (&rx, &s, 100e3, 60, 0);
+    r = second (&rx, &s, 100e3, 60, 90);
+    if (i == 0) {
+      AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+      r = second (&rx, &s, 100e3, 0, 0);
+    }
+  }
   AMT_CHECK (r.mode == AMCC_ASMP_COMPETING);
-  /* a Reno queue does not drain below queue_target_s / 2 while Reno holds its share */
-  for (int i = 0; i < 5; i++)
-    r = second (&rx, &s, 100e3, 40, 0);
-  AMT_CHECK (r.mode == AMCC_ASMP_COMPETING);
-  /* ... and after compete_hold_s (10 s) without a loss event it is gone */
-  for (int i = 0; i < 6; i++)
-    r = second (&rx, &s, 100e3, 40, 0);
+  /* a Reno-like queue (2 s standing, one report drained) without loss: COMPETING holds for
+   * compete_hold_s (10 s) after the last loss event (found one report late), then DELAY */
+  for (int i = 0; i < 13; i++) {
+    r = second (&rx, &s, 100e3, i % 3 == 2 ? 5 : 40, 0);
+    if (i == 8)
+      AMT_CHECK (r.mode == AMCC_ASMP_COMPETING);
+  }
   AMT_CHECK (r.mode != AMCC_ASMP_COMPETING);
 }
 

@@ -71,14 +71,17 @@ typedef struct amcc_asmp_params {
   int adaptive_mode;         /* (1) */
   double queue_target_s;     /* DELAY: an interval whose least queueing delay exceeds this holds
                                 a standing queue (0.02 s) */
-  double drain_s;            /* DELAY: a standing queue is drained over this time (1 s) */
+  double drain_s;            /* DELAY: a standing queue is drained over this time (0.5 s) */
   double compete_after_s;    /* DELAY -> COMPETING when a standing queue outlives our draining
-                                this long (3 s) */
-  double compete_hold_s;     /* DELAY -> COMPETING on a second loss event within this time;
-                                COMPETING -> DELAY after this long without one, or when the
-                                queue drains below queue_target_s / 2 without loss (10 s) */
-  double startup_gain;       /* start-up: each report may ask for this x the received rate until
-                                the first loss event or standing queue (1.25; 0 = no start-up) */
+                                this long and still grows; a loss event counts toward COMPETING only after the
+                                queue stood half of it (2 s) */
+  double compete_hold_s;     /* DELAY -> COMPETING on a second such loss event within this time;
+                                COMPETING -> DELAY after this long without either, or when the
+                                queue stays drained (< queue_target_s / 2, no loss) for 3
+                                reports (10 s) */
+  double startup_gain;       /* start-up: the rate may grow by this factor per second over what
+                                arrived, until the first loss event or standing queue (1.25; 0 =
+                                no start-up) */
   double delay_backoff;      /* DELAY: a loss event without a standing queue (a burst) sets the
                                 rate to (1 - this) x what arrived (0.1) */
   double knee_step;          /* DELAY: within 10 % of the rate of the last such loss, rise by
@@ -153,9 +156,11 @@ typedef struct amcc_asmp_receiver {
   amcc_time base_owd;        /* smallest one-way delay seen (propagation + offset) */
   amcc_time iv_min_owd;      /* smallest one-way delay in the interval, AMCC_TIME_NONE = none */
   amcc_time queue_since;     /* start of the current standing queue (DELAY), AMCC_TIME_NONE */
-  int prev_standing;          /* the previous interval held a standing queue */
+  double prev_q;             /* the previous report's queue_s */
+  uint32_t drained_run;      /* loss-free reports in a row with the queue drained */
   double knee_Bps;           /* DELAY: rate received when the last burst loss came, 0 = none */
-  amcc_time event_at[2];     /* report times of the last two loss events, [0] newest */
+  amcc_time event_at[2];
+  amcc_time evidence_at;     /* last queued loss event or queue held past compete_after_s */     /* report times of the last two loss events, [0] newest */
   double recv_Bps;           /* rate received in the last closed interval, bytes/s */
   int suppressed;            /* this round's report is suppressed */
   int heard;                 /* peers heard this round */
