@@ -43,7 +43,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->delay_backoff = 0.1;
   p->knee_step = 0.02;
   p->startup_gain = 1.25;
-  p->step_frac = 0.1;
+  p->step_frac = 0.25;
 }
 
 void

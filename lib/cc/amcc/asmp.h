@@ -87,7 +87,7 @@ typedef struct amcc_asmp_params {
   double knee_step;          /* DELAY: within 10 % of the rate of the last such loss, rise by
                                 at most this x r_prev per report (0.02) */
   double step_frac;          /* COMPETING: a report may rise by max(P/t_RTT, this x r_prev) while
-                                eq. 12 is above r_prev (0.1; 0 = P/t_RTT, the paper's bound) */
+                                eq. 12 is above r_prev (0.25; 0 = P/t_RTT, the paper's bound) */
 } amcc_asmp_params;
 
 typedef enum amcc_asmp_mode {
