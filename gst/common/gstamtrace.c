@@ -278,19 +278,20 @@ gst_am_framer_init (GstAmFramer * fr, GstAmCodec codec)
 }
 
 gchar
-gst_am_framer_packet (GstAmFramer * fr, guint32 rtp_ts, const guint8 * payload,
-    gsize len, guint64 * frame)
+gst_am_framer_packet (GstAmFramer * fr, guint32 rtp_ts, gboolean marker,
+    const guint8 * payload, gsize len, guint64 * frame)
 {
   gchar t = 0;
 
   if (!fr->started) {
     fr->started = TRUE;
     fr->rtp_ts = rtp_ts;
-  } else if (rtp_ts != fr->rtp_ts) {
+  } else if (rtp_ts != fr->rtp_ts || fr->marker) {
     fr->rtp_ts = rtp_ts;
     fr->frame++;
     fr->frame_type = 0;
   }
+  fr->marker = marker;
   *frame = fr->frame;
   if (fr->codec == GST_AM_CODEC_H264)
     t = gst_am_h264_payload_type (payload, len);
@@ -337,7 +338,7 @@ gst_am_send_trace_packet (GstAmSendTrace * st, GstAmTrace * sd, GstBuffer * buf,
   st->last_ext = se.last;
   if (sd)
     type = gst_am_framer_packet (&st->framer, gst_rtp_buffer_get_timestamp (&rtp),
-        gst_rtp_buffer_get_payload (&rtp), gst_rtp_buffer_get_payload_len (&rtp), &frame);
+        gst_rtp_buffer_get_marker (&rtp), gst_rtp_buffer_get_payload (&rtp), gst_rtp_buffer_get_payload_len (&rtp), &frame);
   /* after reading the payload: adding extensions may move it */
   ok = gst_am_rtp_stamp_mapped (&rtp, now, extseq);
   gst_rtp_buffer_unmap (&rtp);

@@ -50,12 +50,17 @@ typedef struct {
   guint32 rtp_ts;
   guint64 frame;
   gchar frame_type;       /* type of the current frame's slices so far, 0 = none yet */
+  gboolean marker;        /* the previous packet ended an access unit (RTP marker bit) */
 } GstAmFramer;
 
 void gst_am_framer_init (GstAmFramer * fr, GstAmCodec codec);
-/* Feeds one RTP packet's timestamp and payload; returns the packet's TYPE and sets *frame. */
-gchar gst_am_framer_packet (GstAmFramer * fr, guint32 rtp_ts, const guint8 * payload,
-    gsize len, guint64 * frame);
+/* Feeds one RTP packet's timestamp, marker bit and payload; returns the packet's TYPE and sets
+ * *frame. A frame starts after a packet with the marker bit (RFC 6184 5.1, RFC 7741 4.1: the
+ * last packet of an access unit) or at a new timestamp: two access units can share a
+ * timestamp (a loaded live source stamped two frames alike; sd.txt then had one frame fewer
+ * than sent.h264 and evalvid-rebuild refused the run). */
+gchar gst_am_framer_packet (GstAmFramer * fr, guint32 rtp_ts, gboolean marker,
+    const guint8 * payload, gsize len, guint64 * frame);
 
 /* Type of an H.264 RTP payload (single NAL, STAP-A, FU-A start), 0 when it has no slice start
  * and no parameter set (continuation fragment); exposed for tests. */

@@ -60,17 +60,23 @@ GST_START_TEST (test_vp8_types_and_framer)
   fail_unless_equals_int (gst_am_vp8_payload_type (cont, sizeof (cont)), 0);
   fail_unless_equals_int (gst_am_vp8_payload_type (trunc_ext, sizeof (trunc_ext)), 0);
 
-  /* frames are numbered by RTP timestamp; continuation packets take the frame's type */
+  /* frames are numbered by RTP timestamp and marker bit; continuation packets take the frame's
+   * type */
   gst_am_framer_init (&fr, GST_AM_CODEC_VP8);
-  fail_unless_equals_int (gst_am_framer_packet (&fr, 1000, key, sizeof (key), &frame), 'I');
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 1000, FALSE, key, sizeof (key), &frame), 'I');
   fail_unless_equals_int (frame, 0);
-  fail_unless_equals_int (gst_am_framer_packet (&fr, 1000, cont, sizeof (cont), &frame), 'I');
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 1000, FALSE, cont, sizeof (cont), &frame), 'I');
   fail_unless_equals_int (frame, 0);
-  fail_unless_equals_int (gst_am_framer_packet (&fr, 4000, inter, sizeof (inter), &frame), 'P');
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 4000, FALSE, inter, sizeof (inter), &frame), 'P');
   fail_unless_equals_int (frame, 1);
-  fail_unless_equals_int (gst_am_framer_packet (&fr, 4000, cont, sizeof (cont), &frame), 'P');
-  fail_unless_equals_int (gst_am_framer_packet (&fr, 7000, cont, sizeof (cont), &frame), 'H');
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 4000, TRUE, cont, sizeof (cont), &frame), 'P');
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 7000, FALSE, cont, sizeof (cont), &frame), 'H');
   fail_unless_equals_int (frame, 2);
+  /* two access units with one timestamp (a loaded live source): the marker bit separates them */
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 7000, TRUE, inter, sizeof (inter), &frame), 'P');
+  fail_unless_equals_int (frame, 2);
+  fail_unless_equals_int (gst_am_framer_packet (&fr, 7000, TRUE, key, sizeof (key), &frame), 'I');
+  fail_unless_equals_int (frame, 3);
 }
 GST_END_TEST;
 
