@@ -36,7 +36,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->pkt_rate_ratio = 4.0;
   p->loss_events = 1;
   p->adaptive_mode = 1;
-  p->queue_target_s = 0.01;
+  p->queue_target_s = 0.02;
   p->drain_s = 0.5;
   p->compete_after_s = 2.0;
   p->compete_hold_s = 10.0;
@@ -308,19 +308,14 @@ rate_drain (const amcc_asmp_params *p, double recv, double q)
  *                keeps a queue; DELAY's draining lets it empty, which is why entry needs loss. */
 /* DELAY without a standing queue. A loss event here is a burst (a key frame) overflowing the
  * queue: back off by delay_backoff from what arrived and remember that rate as the knee; near
- * the knee (within 10 %) rise by at most knee_step x r_prev per report, above it forget it.
- * Never below eq. 12 with TCP's segment size: losses from flows that keep a short queue (ten Reno
- * flows in a 55 ms buffer, fairness-l2) look like bursts, and backing off from each of them
- * starved the session (14 % of its share); alone, eq. 12 of the rare burst losses is far above. */
+ * the knee (within 10 %) rise by at most knee_step x r_prev per report, above it forget it. */
 static double
 rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double r_prev)
 {
   const amcc_asmp_params *p = &rx->p;
   if (v->lossy && v->recv > 0) {
     rx->knee_Bps = v->recv;
-    double r = fmin (r_prev, v->recv * (1.0 - p->delay_backoff));  /* idempotent */
-    double tcp = v->l > 0 ? amcc_pftk_rate (amcc_asmp_packet_size (p, rx->mean_pkt), v->rtt, v->l) : 0;
-    return fmax (r, fmin (r_prev, tcp));
+    return fmin (r_prev, v->recv * (1.0 - p->delay_backoff));   /* idempotent: no compounding */
   }
   double step = rx->mean_pkt / v->rtt;
   if (rx->knee_Bps > 0 && r_prev > 1.1 * rx->knee_Bps)

@@ -100,7 +100,7 @@ test_startup_then_drain (void)
   r = second (&rx, &s, 125e3, 0, 0);
   AMT_NEAR (r.rate_bps, 8 * 156.25e3, 0.02 * 8 * 156.25e3);
   AMT_CHECK (r.mode == AMCC_ASMP_STARTUP);
-  /* the bottleneck (125 kB/s) holds a 100 ms queue (> queue_target_s): drain it over drain_s (0.5 s) */
+  /* the bottleneck (125 kB/s) holds a 100 ms queue: drain it over drain_s (0.5 s) */
   r = second (&rx, &s, 125e3, 100, 0);
   AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
   AMT_NEAR (r.queue_s, 0.1, 0.002);
@@ -150,11 +150,8 @@ test_queue_not_ours (void)
   AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
 }
 
-/* DELAY, losses without a standing queue. Frequent ones (2 a second) are not ours to yield to
- * below eq. 12 (ten Reno flows in a short buffer look like this): closed loop, the rate holds
- * near the TCP-friendly rate of that loss instead of backing off 10 % per event. A rare burst
- * (a key frame alone) leaves the rate and marks a knee: the next rise is 2 % at most. Neither
- * counts as competition. */
+/* Alone, loss comes from bursts (the least queueing delay stays 0): DELAY backs off 10 % and
+ * rises slowly near that rate; it never counts as competition. */
 static void
 test_burst_loss_alone (void)
 {
@@ -164,25 +161,14 @@ test_burst_loss_alone (void)
   stream s;
   start (&rx, &s, &p);
   amcc_asmp_report r = second (&rx, &s, 100e3, 0, 0);
-  double rate = 100e3;
-  for (int i = 0; i < 10; i++) {
-    r = second (&rx, &s, rate, 0, 50);
-    rate = r.rate_bps / 8;
+  for (int i = 0; i < 6; i++) {
+    r = second (&rx, &s, 100e3, 0, 50);   /* two losses a second, no queue */
     AMT_CHECK (r.mode != AMCC_ASMP_COMPETING);
   }
-  AMT_CHECK (r.loss_event_rate > 0.01);
-  AMT_CHECK (rate >= 0.8 * fmin (100e3, amcc_pftk_rate (1448, 0.1, r.loss_event_rate)));
-  /* a rare burst: one or two losses in a second, then none (DELAY from the start) */
-  p.startup_gain = 0;
-  start (&rx, &s, &p);
-  second (&rx, &s, 100e3, 0, 0);
-  for (int i = 0; i < 3; i++)
-    r = second (&rx, &s, 100e3, 0, 0);
+  /* what arrived less 10 %, once: repeated bursts do not compound the cut */
+  AMT_NEAR (r.rate_bps, 8 * 98e3 * 0.9, 0.01 * 8 * 100e3);     /* 2 % of it lost */
+  r = second (&rx, &s, r.rate_bps / 8, 0, 0);  /* the last loss is found in this interval */
   double before = r.rate_bps;
-  r = second (&rx, &s, before / 8, 0, 100);
-  r = second (&rx, &s, before / 8, 0, 0);     /* the loss is found in this interval */
-  AMT_CHECK (r.mode == AMCC_ASMP_DELAY && r.rate_bps >= 0.92 * before);  /* eq. 12 seeded at the received rate: no 10 % back-off */
-  before = r.rate_bps;
   r = second (&rx, &s, before / 8, 0, 0);     /* loss-free, within 10 % of the knee: +2 % at most */
   AMT_CHECK (r.rate_bps > before && r.rate_bps <= before * 1.02 + 1);
 }

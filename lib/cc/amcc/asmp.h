@@ -70,7 +70,7 @@ typedef struct amcc_asmp_params {
    * COMPETING follows eq. 12-13 when a loss-based flow holds the queue. 0 = the paper's one mode. */
   int adaptive_mode;         /* (1) */
   double queue_target_s;     /* DELAY: an interval whose least queueing delay exceeds this holds
-                                a standing queue (0.01 s) */
+                                a standing queue (0.02 s) */
   double drain_s;            /* DELAY: a standing queue is drained over this time (0.5 s) */
   double compete_after_s;    /* DELAY -> COMPETING when a standing queue outlives our draining
                                 this long and still grows; a loss event counts toward COMPETING only after the
@@ -83,7 +83,7 @@ typedef struct amcc_asmp_params {
                                 arrived, until the first loss event or standing queue (1.25; 0 =
                                 no start-up) */
   double delay_backoff;      /* DELAY: a loss event without a standing queue (a burst) sets the
-                                rate to (1 - this) x what arrived, never below eq. 12 (0.1) */
+                                rate to (1 - this) x what arrived (0.1) */
   double knee_step;          /* DELAY: within 10 % of the rate of the last such loss, rise by
                                 at most this x r_prev per report (0.02) */
   double step_frac;          /* COMPETING: a report may rise by max(P/t_RTT, this x r_prev) while
