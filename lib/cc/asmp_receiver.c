@@ -52,6 +52,7 @@ amcc_asmp_params_single_regime (amcc_asmp_params *p)
   p->nominal_pkt_bytes = 0;
   p->pkt_rate_ratio = 0;
   p->loss_events = 0;
+  p->loss_per_segment = 0;
   p->adaptive_mode = 0;
   p->startup_gain = 0;
   p->step_frac = 0;
@@ -413,6 +414,8 @@ amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp
   double p_ev = amcc_loss_events_p (&rx->ev);
   if (rx->p.loss_events) {
     v.l = p_ev;
+    if (rx->p.loss_per_segment && rx->mean_pkt > 0 && p_ev > 0)
+      v.l = fmin (1.0, p_ev * amcc_asmp_packet_size (&rx->p, rx->mean_pkt) / rx->mean_pkt);
     v.lossy = rx->ev.events > rx->ev_seen;
   } else {
     v.l = lf;

@@ -244,6 +244,12 @@ test_competing_share (void)
   double tcp = amcc_pftk_rate (1448, 0.1, 0.01);
   double got = closed_loop (&p, 90);
   AMT_NEAR (got / tcp, 1.0, 0.15);
+  /* per TCP-sized segment, 1000-byte packets count 1000/1448 of a segment: p x 1.448, so the
+   * rate falls by about sqrt(1.448) */
+  p.loss_per_segment = 1;
+  double seg = closed_loop (&p, 90);
+  AMT_NEAR (seg / got, 1 / sqrt (1.448), 0.1);
+  p.loss_per_segment = 0;
   amcc_asmp_params_single_regime (&p);
   double literal = closed_loop (&p, 90);
   AMT_CHECK (literal < 0.8 * got);
