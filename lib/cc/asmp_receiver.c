@@ -295,18 +295,6 @@ rate_drain (const amcc_asmp_params *p, double recv, double q)
   return recv * (1.0 - fmin (0.5, q / p->drain_s));
 }
 
-/* Regimes (adaptive_mode). The paper's delay sensitivity (eq. 18-19) loses to loss-based TCP
- * the way Vegas loses to Reno (papers/003 3.1): TCP fills the drop-tail queue, the indicator reads
- * CONGESTED and the rate never grows. Which regime holds is read from our own measurements:
- *   STARTUP   -> rate x startup_gain per report, until a loss event or a standing queue;
- *   DELAY     -> eq. 13 (the mean P, eq. 19's gamma); a standing queue (least queueing delay of
- *                an interval > queue_target_s) is drained. Alone, the queue is ours and drains
- *                and loss is rare. A queue that outlives compete_after_s of draining, or a second
- *                loss event within compete_hold_s, means a loss-based flow holds the queue:
- *   COMPETING -> eq. 12-13 with TCP's segment size, loss events and gamma_unloaded, until the
- *                queue drains (least queueing delay < queue_target_s / 2) in a loss-free interval
- *                or compete_hold_s pass without a loss event. A Reno flow that holds its share
- *                keeps a queue; DELAY's draining lets it empty, which is why entry needs loss. */
 /* DELAY without a standing queue. A loss event here is a burst (a key frame) overflowing the
  * queue: back off by delay_backoff from what arrived and remember that rate as the knee; near
  * the knee (within 10 %) rise by at most knee_step x r_prev per report, above it forget it. */
@@ -332,6 +320,19 @@ second_event_within (const amcc_asmp_receiver *rx, amcc_time now, double hold_s)
   return rx->event_at[1] != AMCC_TIME_NONE && amcc_time_to_s (now - rx->event_at[1]) <= hold_s;
 }
 
+/* Regimes (adaptive_mode). The paper's delay sensitivity (eq. 18-19) loses to loss-based TCP
+ * the way Vegas loses to Reno (papers/003 3.1): TCP fills the drop-tail queue, the indicator reads
+ * CONGESTED and the rate never grows. Which regime holds is read from our own measurements:
+ *   STARTUP   -> up to startup_gain per second over what arrived, until a loss event or a
+ *                standing queue;
+ *   DELAY     -> eq. 13 (the mean P, eq. 19's gamma); a standing queue (least queueing delay of
+ *                an interval > queue_target_s) is drained, a loss without one is a burst
+ *                (rate_delay). A queue that outlives compete_after_s of draining and still grows,
+ *                or a second loss event within compete_hold_s after the queue stood
+ *                compete_after_s / 2, means a loss-based flow holds the queue:
+ *   COMPETING -> eq. 12-13 with TCP's segment size, loss events and gamma_unloaded, until
+ *                compete_hold_s pass without such evidence or the queue stays drained for 3
+ *                reports. */
 static double
 rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, amcc_time now)
 {
