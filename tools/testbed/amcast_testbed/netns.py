@@ -61,17 +61,26 @@ def tbf_burst(rate):
     return max(2 * MTU_FRAME, int(rate / 8 * 0.002))
 
 
-def find_delayline():
-    """The delay line binary: $AMCAST_DELAYLINE, $AMCAST_BUILD/tools/testbed, then PATH."""
-    cands = [os.environ.get("AMCAST_DELAYLINE")]
+def find_built_tool(name, env_var):
+    """A binary of tools/testbed: $ENV_VAR, $AMCAST_BUILD/tools/testbed/NAME, then PATH; None if
+    none is executable."""
+    cands = [os.environ.get(env_var)]
     if os.environ.get("AMCAST_BUILD"):
-        cands.append(os.path.join(os.environ["AMCAST_BUILD"], "tools/testbed/delayline"))
-    cands.append(shutil.which("delayline"))
+        cands.append(os.path.join(os.environ["AMCAST_BUILD"], "tools/testbed", name))
+    cands.append(shutil.which(name))
     for c in cands:
         if c and os.access(c, os.X_OK):
             return c
-    raise RuntimeError("delay line binary not found: build it (ninja) and set AMCAST_BUILD "
-                       "or AMCAST_DELAYLINE")
+    return None
+
+
+def find_delayline():
+    """The delay line binary: $AMCAST_DELAYLINE, $AMCAST_BUILD/tools/testbed, then PATH."""
+    path = find_built_tool("delayline", "AMCAST_DELAYLINE")
+    if not path:
+        raise RuntimeError("delay line binary not found: build it (ninja) and set AMCAST_BUILD "
+                           "or AMCAST_DELAYLINE")
+    return path
 
 
 class Topology:

@@ -22,7 +22,8 @@ their last on-period, the sinks at the scenario's end. NORM flows need the norm-
 """
 import ipaddress
 import os
-import shutil
+
+from . import netns
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FLOWGEN = os.path.join(HERE, "flowgen.py")
@@ -43,14 +44,7 @@ def dsts(flow):
 def find_norm_flow():
     """The norm-flow binary: $AMCAST_NORM_FLOW, $AMCAST_BUILD/tools/testbed, then PATH; None if
     it was not built (libnorm missing)."""
-    cands = [os.environ.get("AMCAST_NORM_FLOW")]
-    if os.environ.get("AMCAST_BUILD"):
-        cands.append(os.path.join(os.environ["AMCAST_BUILD"], "tools/testbed/norm-flow"))
-    cands.append(shutil.which("norm-flow"))
-    for c in cands:
-        if c and os.access(c, os.X_OK):
-            return c
-    return None
+    return netns.find_built_tool("norm-flow", "AMCAST_NORM_FLOW")
 
 
 NORM_MISSING = ("this scenario has NORM flows (kind = \"norm\") but the norm-flow program was not "
