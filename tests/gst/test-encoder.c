@@ -1,7 +1,7 @@
 /* test-encoder.c - asmpsink drives the upstream encoder once per GOP: a new target reaches the
  * encoder only when the encoder outputs its next key frame, in that encoder's units (x264enc
  * bitrate kbit/s, vp8enc target-bitrate bit/s, openh264enc bitrate bit/s); other encoders get
- * an 'asmpsink-bitrate' bus message. Encoders that are not installed are skipped with a printed
+ * an 'asmpsink-bitrate' bus message. With x264 intra refresh the refresh period plays the GOP. Encoders that are not installed are skipped with a printed
  * reason. Network: RTP goes to 127.0.0.1 only. */
 #include "amgsttest.h"
 
@@ -235,6 +235,43 @@ GST_START_TEST (test_openh264enc_bps_at_key_frames)
 }
 GST_END_TEST;
 
+/* x264 intra refresh: no IDR after the first frame, but x264enc flags the frame that starts
+ * each refresh period as a key frame, so the target still changes once per period. */
+GST_START_TEST (test_x264enc_intra_refresh_per_period)
+{
+  Rec r = { 0 };
+  GstElement *pipe;
+  GstBus *bus;
+  gchar *desc;
+
+  if (!have ("x264enc") || !have ("rtph264pay"))
+    return;
+  desc = g_strdup_printf ("videotestsrc name=src num-buffers=60 pattern=ball ! "
+      "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! x264enc name=enc "
+      "tune=zerolatency speed-preset=ultrafast key-int-max=10 intra-refresh=true bitrate=1000 ! "
+      "h264parse ! rtph264pay ! asmpsink name=sink address=127.0.0.1 port=%d initial-bitrate=%u "
+      "min-bitrate=100000 max-bitrate=2000000 rtcp-interval=100", amt_free_port_pair (),
+      INITIAL_BPS);
+  pipe = run_pipeline (desc, &r, "bitrate", FALSE, &bus);
+  fail_unless (r.requested);
+  fail_unless (r.keyframes->len >= 5, "x264enc flagged %u refresh periods in 60 frames",
+      r.keyframes->len);
+  fail_unless_equals_int (r.n_sets, 2);
+  fail_unless_equals_int ((gint) r.set_value[1], LOWERED_BPS / 1000);
+  fail_unless (r.set_key[1], "bitrate changed inside a refresh period");
+  fail_unless (r.set_frame[1] >= (gint) r.out_at_request
+      && r.set_frame[1] <= (gint) r.out_at_request + 10,
+      "applied at frame %d, requested at %u", r.set_frame[1], r.out_at_request);
+  fail_unless_equals_int (r.warnings, 0);
+  gst_object_unref (bus);
+  gst_object_unref (r.sink);
+  gst_object_unref (pipe);
+  g_array_free (r.keyframes, TRUE);
+  g_mutex_clear (&r.lock);
+  g_free (desc);
+}
+GST_END_TEST;
+
 /* An encoder asmpsink cannot drive: the target goes to the bus, the encoder is untouched. */
 GST_START_TEST (test_other_encoder_gets_bus_message)
 {
@@ -277,6 +314,7 @@ encoder_suite (void)
   tcase_add_test (tc, test_x264enc_kbps_at_key_frames);
   tcase_add_test (tc, test_vp8enc_bps_at_key_frames);
   tcase_add_test (tc, test_openh264enc_bps_at_key_frames);
+  tcase_add_test (tc, test_x264enc_intra_refresh_per_period);
   tcase_add_test (tc, test_other_encoder_gets_bus_message);
   return s;
 }

@@ -8,7 +8,7 @@ File format (tools/testbed/scenarios/*.toml; docs/testbed.md has the full refere
   routers = [..], hosts = [..]  namespaces (routers are IGMPv3-snooping bridges)
   sender = "HOST"               the multicast sender's host
   [video]                       width, height, fps, key_int, initial_bitrate, min_bitrate,
-                                max_bitrate, rtcp_interval_ms, encoder
+                                max_bitrate, rtcp_interval_ms, encoder, intra_refresh
   [[link]]  a, b, rate_bps, queue, delay_ms      rate/queue/delay: one value or [a->b, b->a];
                                 0 = not shaped; queue: bytes, or "50p" for 50 full-size frames
   [[receiver]] name, host (default: name), join_s (0), leave_s (default: the end)
@@ -23,7 +23,7 @@ from . import traffic
 
 VIDEO_DEFAULTS = {"width": 320, "height": 240, "fps": 25, "key_int": 25,
                   "initial_bitrate": 500_000, "min_bitrate": 50_000, "max_bitrate": 4_000_000,
-                  "rtcp_interval_ms": 1000, "encoder": "x264enc"}
+                  "rtcp_interval_ms": 1000, "encoder": "x264enc", "intra_refresh": False}
 
 
 class ScenarioError(Exception):
