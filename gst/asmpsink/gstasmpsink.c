@@ -43,6 +43,7 @@ enum {
   PROP_PROTOCOL, PROP_INITIAL_BITRATE, PROP_MIN_BITRATE, PROP_MAX_BITRATE,
   PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_TRACE_DIR, PROP_SDP_FILE,
   PROP_STATS, PROP_RECEIVER_TIMEOUT, PROP_PACING, PROP_PACING_FACTOR, PROP_MAX_PACING_DELAY,
+  PROP_RATE_MATCH,
   N_PROPS
 };
 static GParamSpec *props[N_PROPS];
@@ -233,7 +234,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
       stats = gst_am_cc_sender_stats (self->cc, now, self->target_bps);
       gst_structure_set (stats, "encoder", G_TYPE_STRING,
           gst_am_encoder_kind_name (self->enc.kind), "encoder-bitrate", G_TYPE_UINT,
-          self->enc.applied_bps, NULL);
+          self->enc.applied_bps, "encoder-setting", G_TYPE_UINT, self->enc.setting_bps, NULL);
       gst_am_pacer_add_stats (GST_AM_PACER (self->pacer), stats);
       gst_am_trace_rate_row (self->rate, stats);
       if (self->stats)
@@ -341,6 +342,9 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
     case PROP_MAX_PACING_DELAY:
       self->max_pacing_delay_ms = g_value_get_uint (value);
       break;
+    case PROP_RATE_MATCH:
+      gst_am_encoder_set_match (&self->enc, g_value_get_boolean (value));
+      break;
     default:
       if (!gst_am_net_config_set_property (&self->net, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -387,6 +391,7 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PACING: g_value_set_boolean (value, self->pacing); break;
     case PROP_PACING_FACTOR: g_value_set_double (value, self->pacing_factor); break;
     case PROP_MAX_PACING_DELAY: g_value_set_uint (value, self->max_pacing_delay_ms); break;
+    case PROP_RATE_MATCH: g_value_set_boolean (value, self->enc.match); break;
     case PROP_STATS:
       if (self->stats)
         g_value_set_boxed (value, self->stats);
@@ -679,6 +684,11 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
   props[PROP_MAX_PACING_DELAY] = g_param_spec_uint ("max-pacing-delay", "Maximum pacing delay",
       "A packet waits at most this long (ms) in the pacer, then leaves at once, so pacing "
       "never adds more latency", 0, 10000, DEFAULT_MAX_PACING_DELAY_MS,
+      rw | GST_PARAM_MUTABLE_PLAYING);
+  props[PROP_RATE_MATCH] = g_param_spec_boolean ("rate-match", "Rate matching",
+      "Scale the bitrate set on the encoder (within 0.75-1.33 x the target, once per GOP) so "
+      "that its measured output matches the target: x264 with a short VBV stays under its "
+      "setting, with a long one it overshoots after easy scenes", TRUE,
       rw | GST_PARAM_MUTABLE_PLAYING);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
 

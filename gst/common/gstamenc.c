@@ -11,6 +11,8 @@ gst_am_encoder_init (GstAmEncoder * e)
 {
   memset (e, 0, sizeof (*e));
   g_mutex_init (&e->lock);
+  e->match = TRUE;
+  amcc_encrate_init (&e->rate);
 }
 
 static void
@@ -155,32 +157,47 @@ keyframe_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   GstAmEncoder *e = user_data;
   GstBuffer *buf;
-  guint bps = 0;
+  guint bps = 0, target;
   GstElement *enc = NULL;
   GstAmEncKind kind = GST_AM_ENC_NONE;
+  amcc_time pts;
+  gsize size;
 
   if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
     GstBufferList *l = gst_pad_probe_info_get_buffer_list (info);
     buf = gst_buffer_list_length (l) ? gst_buffer_list_get (l, 0) : NULL;
+    size = gst_buffer_list_calculate_size (l);
   } else {
     buf = gst_pad_probe_info_get_buffer (info);
+    size = buf ? gst_buffer_get_size (buf) : 0;
   }
-  if (!buf || GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT))
+  if (!buf)
     return GST_PAD_PROBE_OK;
+  pts = GST_BUFFER_PTS_IS_VALID (buf) ? (amcc_time) GST_BUFFER_PTS (buf) : AMCC_TIME_NONE;
 
   g_mutex_lock (&e->lock);
-  if (e->pending_bps && e->encoder) {
-    bps = e->pending_bps;
-    e->pending_bps = 0;
-    e->applied_bps = bps;
-    e->applied_count++;
-    enc = gst_object_ref (e->encoder);
-    kind = e->kind;
+  if (!GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT) && e->encoder) {
+    target = e->pending_bps ? e->pending_bps : e->applied_bps;
+    bps = target;
+    if (e->match && pts != AMCC_TIME_NONE && target)
+      bps = (guint) MIN (amcc_encrate_setting (&e->rate, pts, target), (double) G_MAXINT);
+    /* a new target, or the gain moved the setting by more than 1 % */
+    if (e->pending_bps || (bps && ABS ((gint64) bps - (gint64) e->setting_bps) * 100 >
+            (gint64) e->setting_bps)) {
+      e->pending_bps = 0;
+      e->applied_bps = target;
+      e->setting_bps = bps;
+      e->applied_count++;
+      enc = gst_object_ref (e->encoder);
+      kind = e->kind;
+    }
   }
+  if (e->match && pts != AMCC_TIME_NONE)
+    amcc_encrate_on_frame (&e->rate, pts, size);
   g_mutex_unlock (&e->lock);
-  /* the key frame is on its way out: the new rate governs the GOP it starts after */
+  /* the key frame is on its way out: the new setting governs the GOP it starts after */
   if (enc) {
-    GST_DEBUG_OBJECT (enc, "key frame: bitrate target %u bit/s", bps);
+    GST_DEBUG_OBJECT (enc, "key frame: bitrate target %u bit/s, setting %u", target, bps);
     gst_am_encoder_apply (enc, kind, bps);
     gst_object_unref (enc);
   }
@@ -202,7 +219,9 @@ gst_am_encoder_attach (GstAmEncoder * e, GstElement * enc, guint initial_bps)
       e->probe_id = gst_pad_add_probe (e->probe_pad,
           GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
           keyframe_probe, e, NULL);
-    e->applied_bps = initial_bps;
+    e->applied_bps = e->setting_bps = initial_bps;
+    amcc_encrate_init (&e->rate);
+    amcc_encrate_setting (&e->rate, AMCC_TIME_NONE, initial_bps);     /* in force, gain 1 */
   }
   g_mutex_unlock (&e->lock);
   if (enc && initial_bps)
@@ -224,6 +243,14 @@ gst_am_encoder_attach_auto (GstAmEncoder * e, GstElement * explicit_enc, GstPad 
   gst_am_encoder_attach (e, enc, initial_bps);
   if (enc)
     gst_object_unref (enc);
+}
+
+void
+gst_am_encoder_set_match (GstAmEncoder * e, gboolean match)
+{
+  g_mutex_lock (&e->lock);
+  e->match = match;
+  g_mutex_unlock (&e->lock);
 }
 
 void

@@ -3,6 +3,7 @@
 #ifndef GST_AM_ENC_H
 #define GST_AM_ENC_H
 #include <gst/gst.h>
+#include <amcc/encrate.h>
 
 G_BEGIN_DECLS
 
@@ -21,8 +22,11 @@ typedef struct {
   GstPad *probe_pad;      /* encoder src pad carrying our probe */
   gulong probe_id;
   guint pending_bps;      /* 0 = nothing pending */
-  guint applied_bps;
-  guint64 applied_count;  /* times a target was applied */
+  guint applied_bps;      /* the target in force */
+  guint setting_bps;      /* what the encoder was told (the target x the rate-matching gain) */
+  guint64 applied_count;  /* times a setting was applied */
+  gboolean match;         /* rate matching on (amcc/encrate.h) */
+  amcc_encrate rate;
 } GstAmEncoder;
 
 void gst_am_encoder_init (GstAmEncoder * e);
@@ -39,6 +43,9 @@ void gst_am_encoder_attach (GstAmEncoder * e, GstElement * enc, guint initial_bp
  * nothing: the owner then posts targets on the bus). Logs the choice on owner. */
 void gst_am_encoder_attach_auto (GstAmEncoder * e, GstElement * explicit_enc, GstPad * sinkpad,
     guint initial_bps, GstObject * owner);
+/* Rate matching (default on): at each key frame the setting becomes target x a gain that
+ * makes the encoder's measured output match the target (amcc/encrate.h). */
+void gst_am_encoder_set_match (GstAmEncoder * e, gboolean match);
 /* Asks for a new target; applied at the next key frame leaving the encoder. */
 void gst_am_encoder_set_target (GstAmEncoder * e, guint bps);
 /* Sets the encoder property with the right units; FALSE for kinds without one. */

@@ -24,6 +24,7 @@ typedef struct {
   gboolean set_key[8];
   /* bus */
   guint errors, warnings, bitrate_msgs, last_bitrate_msg;
+  GstStructure *stats_out;
 } Rec;
 
 static GstPadProbeReturn
@@ -181,7 +182,7 @@ check_encoder (const gchar * factory, const gchar * enc_desc, const gchar * prop
       "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! %s name=enc ! tee name=e "
       "e. ! queue ! fakesink sync=false e. ! queue ! %s ! %s ! asmpsink name=sink "
       "address=127.0.0.1 port=%d initial-bitrate=%u min-bitrate=100000 max-bitrate=2000000 "
-      "rtcp-interval=100", enc_desc, parse, pay, port, INITIAL_BPS);
+      "rtcp-interval=100 rate-match=false", enc_desc, parse, pay, port, INITIAL_BPS);
   pipe = run_pipeline (desc, &r, prop, set_encoder, &bus);
 
   fail_unless (r.requested);
@@ -250,7 +251,8 @@ GST_START_TEST (test_x264enc_intra_refresh_per_period)
       "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! x264enc name=enc "
       "tune=zerolatency speed-preset=ultrafast key-int-max=10 intra-refresh=true bitrate=1000 ! "
       "h264parse ! rtph264pay ! asmpsink name=sink address=127.0.0.1 port=%d initial-bitrate=%u "
-      "min-bitrate=100000 max-bitrate=2000000 rtcp-interval=100", amt_free_port_pair (),
+      "min-bitrate=100000 max-bitrate=2000000 rtcp-interval=100 rate-match=false",
+      amt_free_port_pair (),
       INITIAL_BPS);
   pipe = run_pipeline (desc, &r, "bitrate", FALSE, &bus);
   fail_unless (r.requested);
@@ -263,6 +265,48 @@ GST_START_TEST (test_x264enc_intra_refresh_per_period)
       && r.set_frame[1] <= (gint) r.out_at_request + 10,
       "applied at frame %d, requested at %u", r.set_frame[1], r.out_at_request);
   fail_unless_equals_int (r.warnings, 0);
+  gst_object_unref (bus);
+  gst_object_unref (r.sink);
+  gst_object_unref (pipe);
+  g_array_free (r.keyframes, TRUE);
+  g_mutex_clear (&r.lock);
+  g_free (desc);
+}
+GST_END_TEST;
+
+/* rate-match (the default): the encoder is told target x a gain within 0.75-1.33, still only
+ * at key frames; x264 with a 40 ms VBV stays under its setting, so the gain rises above 1. */
+GST_START_TEST (test_rate_match_at_key_frames)
+{
+  Rec r = { 0 };
+  GstElement *pipe;
+  GstBus *bus;
+  gchar *desc;
+  guint i, setting = 0;
+
+  if (!have ("x264enc") || !have ("rtph264pay"))
+    return;
+  desc = g_strdup_printf ("videotestsrc name=src num-buffers=150 pattern=ball ! "
+      "video/x-raw,format=I420,width=320,height=240,framerate=25/1 ! x264enc name=enc "
+      "tune=zerolatency speed-preset=ultrafast key-int-max=25 vbv-buf-capacity=40 bitrate=1000 ! "
+      "h264parse ! rtph264pay ! asmpsink name=sink address=127.0.0.1 port=%d initial-bitrate=%u "
+      "min-bitrate=100000 max-bitrate=2000000 rtcp-interval=100", amt_free_port_pair (),
+      INITIAL_BPS);
+  pipe = run_pipeline (desc, &r, "bitrate", FALSE, &bus);
+  fail_unless (r.n_sets >= 2 && r.n_sets <= G_N_ELEMENTS (r.set_value));
+  fail_unless_equals_int (r.set_frame[0], -1);
+  for (i = 1; i < r.n_sets; i++) {
+    guint target = r.set_frame[i] >= (gint) r.out_at_request ? LOWERED_BPS : INITIAL_BPS;
+    fail_unless (r.set_key[i], "setting %u changed at a non-key frame %d", i, r.set_frame[i]);
+    fail_unless (r.set_value[i] * 1000 >= target * 0.75 - 1000
+        && r.set_value[i] * 1000 <= target * 1.33 + 1000, "setting %u: %u kbit/s for %u",
+        i, (guint) r.set_value[i], target);
+  }
+  g_object_get (r.sink, "stats", &r.stats_out, NULL);
+  fail_unless (r.stats_out != NULL);
+  fail_unless (gst_structure_get_uint (r.stats_out, "encoder-setting", &setting));
+  fail_unless (setting > LOWERED_BPS, "the 40 ms VBV undershoots: the gain should be > 1");
+  gst_structure_free (r.stats_out);
   gst_object_unref (bus);
   gst_object_unref (r.sink);
   gst_object_unref (pipe);
@@ -315,6 +359,7 @@ encoder_suite (void)
   tcase_add_test (tc, test_vp8enc_bps_at_key_frames);
   tcase_add_test (tc, test_openh264enc_bps_at_key_frames);
   tcase_add_test (tc, test_x264enc_intra_refresh_per_period);
+  tcase_add_test (tc, test_rate_match_at_key_frames);
   tcase_add_test (tc, test_other_encoder_gets_bus_message);
   return s;
 }
