@@ -37,11 +37,15 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->loss_events = 1;
   p->adaptive_mode = 1;
   p->queue_target_s = 0.02;
+  p->queue_hold_s = 0.005;
   p->drain_s = 0.5;
   p->compete_after_s = 2.0;
   p->compete_hold_s = 10.0;
   p->delay_backoff = 0.1;
   p->knee_step = 0.02;
+  p->delay_rise = 0.05;
+  p->knee_loss_frac = 0.9;
+  p->foreign_margin = 0.1;
   p->startup_gain = 1.25;
   p->step_frac = 0.25;
 }
@@ -87,6 +91,10 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
       || !isfinite (p->pkt_rate_ratio))
     return AMCC_ERR_PARAM;
   if (!(p->queue_target_s > 0 && p->queue_target_s <= 60) || !(p->drain_s > 0 && p->drain_s <= 600)
+      || !(p->queue_hold_s >= 0 && p->queue_hold_s <= 10)
+      || !(p->delay_rise >= 0 && p->delay_rise <= 10)
+      || !(p->knee_loss_frac >= 0 && p->knee_loss_frac < 1)
+      || !(p->foreign_margin >= 0 && p->foreign_margin < 1)
       || !(p->compete_after_s >= 0 && p->compete_after_s <= 600)
       || !(p->compete_hold_s > 0 && p->compete_hold_s <= 600)
       || !(p->delay_backoff >= 0 && p->delay_backoff < 1) || !(p->knee_step > 0 && p->knee_step <= 1))
@@ -126,6 +134,7 @@ amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
   amcc_loss_events_init (&rx->ev);
   rx->base_owd = AMCC_TIME_NONE;
   rx->iv_min_owd = AMCC_TIME_NONE;
+  rx->iv_send_min = rx->iv_send_max = AMCC_TIME_NONE;
   rx->queue_since = AMCC_TIME_NONE;
   rx->event_at[0] = rx->event_at[1] = AMCC_TIME_NONE;
   rx->mode = rx->p.startup_gain > 0 ? AMCC_ASMP_STARTUP : AMCC_ASMP_DELAY;
@@ -196,6 +205,12 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
       rx->base_owd = owd;
     if (rx->iv_min_owd == AMCC_TIME_NONE || owd < rx->iv_min_owd)
       rx->iv_min_owd = owd;
+    if (rx->iv_send_min == AMCC_TIME_NONE || send_time < rx->iv_send_min)
+      rx->iv_send_min = send_time;
+    if (rx->iv_send_max == AMCC_TIME_NONE || send_time > rx->iv_send_max)
+      rx->iv_send_max = send_time;
+    rx->iv_send_bytes += packet_bytes;
+    rx->iv_send_n++;
     if (rx->p.cj_use_send_time) {
       /* eq. 4 with S = send time: D = (R_j - R_i) - (S_j - S_i) = owd_j - owd_i */
       d_s = rx->have_prev_owd ? amcc_time_to_s (owd - rx->prev_owd) : 0.0;
@@ -237,6 +252,20 @@ rate_smooth (double r_inst, double r_prev, double gamma)
   return gamma * r_inst + (1.0 - gamma) * r_prev;
 }
 
+/* The rate the packets of this interval left the sender at, from their send times (the
+ * sender's clock: its offset cancels): the n - 1 gaps between the first and the last carried
+ * all but one packet. 0 when unknown (under 4 packets or 100 ms). */
+static double
+send_rate (const amcc_asmp_receiver *rx)
+{
+  if (rx->iv_send_n < 4 || rx->iv_send_min == AMCC_TIME_NONE)
+    return 0;
+  double span = amcc_time_to_s (rx->iv_send_max - rx->iv_send_min);
+  if (!(span >= 0.1))
+    return 0;
+  return (double) rx->iv_send_bytes * (rx->iv_send_n - 1) / rx->iv_send_n / span;
+}
+
 /* What one report saw, shared by the rules below. */
 typedef struct interval_view {
   double recv;          /* bytes/s received in the interval (0: none) */
@@ -246,6 +275,7 @@ typedef struct interval_view {
   int lossy;            /* a new loss event (or, with loss_events = 0, a lost packet) */
   int any;              /* packets arrived */
   double q;             /* least queueing delay of the interval, s; < 0 unknown */
+  double send;          /* bytes/s the sender sent them at (send_rate), 0 unknown */
   double gamma;         /* eq. 19 */
 } interval_view;
 
@@ -299,14 +329,19 @@ rate_drain (const amcc_asmp_params *p, double recv, double q)
  * queue: back off by delay_backoff from what arrived and remember that rate as the knee; near
  * the knee (within 10 %) rise by at most knee_step x r_prev per report, above it forget it. */
 static double
-rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double r_prev)
+rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, amcc_time now)
 {
   const amcc_asmp_params *p = &rx->p;
   if (v->lossy && v->recv > 0) {
     rx->knee_Bps = v->recv;
+    rx->knee_at = now;
     return fmin (r_prev, v->recv * (1.0 - p->delay_backoff));   /* idempotent: no compounding */
   }
   double step = rx->mean_pkt / v->rtt;
+  /* the encoder ramps up over seconds (VBV refill): bound the rise by what arrives, or a
+   * target far above it is spent at once when the picture gets busy */
+  if (p->delay_rise > 0 && v->recv > 0)
+    step = fmin (step, p->delay_rise * v->recv);
   if (rx->knee_Bps > 0 && r_prev > 1.1 * rx->knee_Bps)
     rx->knee_Bps = 0;
   if (rx->knee_Bps > 0 && r_prev >= 0.9 * rx->knee_Bps)
@@ -324,12 +359,14 @@ second_event_within (const amcc_asmp_receiver *rx, amcc_time now, double hold_s)
  * the way Vegas loses to Reno (papers/003 3.1): TCP fills the drop-tail queue, the indicator reads
  * CONGESTED and the rate never grows. Which regime holds is read from our own measurements:
  *   STARTUP   -> up to startup_gain per second over what arrived, until a loss event or a
- *                standing queue;
+ *                queue (least queueing delay > queue_hold_s);
  *   DELAY     -> eq. 13 (the mean P, eq. 19's gamma); a standing queue (least queueing delay of
- *                an interval > queue_target_s) is drained, a loss without one is a burst
- *                (rate_delay). A queue that outlives compete_after_s of draining and still grows,
- *                or a second loss event within compete_hold_s after the queue stood
- *                compete_after_s / 2, means a loss-based flow holds the queue:
+ *                an interval > queue_target_s) is drained, a queue above queue_hold_s stops
+ *                the rise, a loss without a standing queue is a burst (rate_delay). A queue
+ *                that outlives compete_after_s of draining and still grows, or a second loss
+ *                event within compete_hold_s after the queue stood compete_after_s / 2 (or
+ *                below 0.9 x the rate of the loss before), means a loss-based flow holds the
+ *                queue:
  *   COMPETING -> eq. 12-13 with TCP's segment size, loss events and gamma_unloaded, until
  *                compete_hold_s pass without such evidence or the queue stays drained for 3
  *                reports. */
@@ -344,6 +381,7 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
    * compete_after_s / 2: a loss-based flow fills the queue until it overflows, while alone
    * a loss comes from a key-frame burst (no standing queue) or from our own overshoot, which
    * draining removes within about a second. */
+  int queue_up = v->q > p->queue_hold_s && p->queue_hold_s > 0;
   double stood = 0;
   if (standing) {
     if (rx->queue_since == AMCC_TIME_NONE)
@@ -353,12 +391,36 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
     stood = amcc_time_to_s (now - amcc_time_from_s (v->secs) - rx->queue_since);
     rx->queue_since = AMCC_TIME_NONE;
   }
-  int queued_loss = v->lossy && (stood >= p->compete_after_s / 2 || rx->mode == AMCC_ASMP_COMPETING);
-  /* evidence of a loss-based competitor: a queue that outlived compete_after_s of our draining
-   * and still grows (ours shrinks once the encoder takes the drained rate, up to a GOP plus its
-   * VBV buffer later); in COMPETING it keeps the regime: while we hold our share the
-   * competitor's queue stands */
-  int held = standing && stood >= p->compete_after_s && v->q >= rx->prev_q;
+  /* Losses that go on while we back off are not ours: alone, a burst loss stops once we are
+   * 10 % below the rate it came at (the knee); next to Reno flows in a short buffer (fairness-l2:
+   * 55 ms, ten flows) the least queueing delay stays under queue_target_s, and without this rule
+   * every loss cut the rate until it starved (14 % of the share). */
+  int below_knee = v->lossy && p->knee_loss_frac > 0 && rx->knee_Bps > 0 && v->recv > 0
+      && v->recv < p->knee_loss_frac * rx->knee_Bps
+      && amcc_time_to_s (now - rx->knee_at) <= p->compete_hold_s;
+  /* Whose queue is it? Alone, the bottleneck gives us its capacity while the queue stands, and
+   * once we send below that the queue drains at the difference; another flow's queue does not.
+   * Measured on the send times of what arrived, so it does not matter when the encoder takes a
+   * new rate (x264 follows a per-GOP target over seconds: the timing rules below mistook our
+   * own queue for a competitor's in the demo). Without send times: the timing rules. */
+  if (standing || stood > 0)
+    rx->queue_cap_Bps = fmax (rx->queue_cap_Bps, v->recv);
+  int measured = p->foreign_margin > 0 && v->send > 0 && rx->queue_cap_Bps > 0;
+  double below = measured ? 1.0 - v->send / rx->queue_cap_Bps : 0;
+  int below_cap = measured && below > p->foreign_margin;
+  int queued_loss = v->lossy && ((measured ? below_cap : stood >= p->compete_after_s / 2)
+      || below_knee || rx->mode == AMCC_ASMP_COMPETING);
+  /* evidence of a loss-based competitor: a queue that does not drain although we feed it less
+   * than it gives us (measured; less than half of what that would drain), or (timing) that
+   * outlived compete_after_s of our draining and still grows; in COMPETING it keeps the regime:
+   * while we hold our share the competitor's queue stands */
+  int grows = stood >= p->compete_after_s && v->q >= rx->prev_q;
+  int held = standing && (measured ? below_cap && rx->prev_q - v->q < 0.5 * below * v->secs
+      : grows);
+  if (rx->mode == AMCC_ASMP_COMPETING && standing && grows)
+    held = 1;
+  if (!standing)
+    rx->queue_cap_Bps = 0;
   if (held)
     rx->evidence_at = now;
   rx->prev_q = v->q;
@@ -370,7 +432,7 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
     rx->evidence_at = now;
   }
   if (rx->mode == AMCC_ASMP_STARTUP) {
-    if (!v->lossy && !standing) {   /* startup_gain per second; recv over < 200 ms is no rate */
+    if (!v->lossy && !standing && !queue_up) {   /* x startup_gain/s; recv over < 0.2 s: no rate */
       double g = 1.0 + (p->startup_gain - 1.0) * fmin (1.0, v->secs);
       return v->any && v->recv > 0 && v->secs >= 0.2 ? fmax (r_prev, fmin (r_prev, v->recv) * g) : r_prev;
     }
@@ -383,12 +445,19 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
       || amcc_time_to_s (now - rx->evidence_at) > p->compete_hold_s)) {
     rx->mode = AMCC_ASMP_DELAY;
     rx->knee_Bps = 0;
+    /* DELAY starts from what arrives: a COMPETING rate the encoder has not reached yet would
+     * be kept (DELAY rises from r_prev, recv_rate_step only stops the rise) and spent later */
+    if (p->delay_rise > 0 && v->recv > 0)
+      r_prev = fmin (r_prev, v->recv * (1.0 + p->delay_rise));
   }
   if (rx->mode == AMCC_ASMP_DELAY) {
     if (!held && !(queued_loss && second_event_within (rx, now, p->compete_hold_s))) {
       if (standing)
         return v->recv > 0 ? fmin (r_prev, rate_drain (p, v->recv, v->q)) : r_prev;
-      return rate_delay (rx, v, r_prev);
+      /* a queue starts to stand: we reached the bottleneck, whose rate is what arrives; rising
+       * now would overflow a short buffer before the encoder takes a drained rate */
+      double r = rate_delay (rx, v, r_prev, now);
+      return queue_up && v->recv > 0 ? fmin (r, fmin (r_prev, v->recv)) : r;
     }
     rx->mode = AMCC_ASMP_COMPETING;
   }
@@ -412,6 +481,7 @@ amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp
   v.recv = v.secs > 0 ? (double) rx->iv_bytes / v.secs : 0;   /* bytes/s this interval */
   v.any = iv.received > 0;
   v.q = rx->iv_min_owd != AMCC_TIME_NONE ? amcc_time_to_s (rx->iv_min_owd - rx->base_owd) : -1;
+  v.send = send_rate (rx);
   double p_ev = amcc_loss_events_p (&rx->ev);
   if (rx->p.loss_events) {
     v.l = p_ev;
@@ -476,6 +546,9 @@ amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp
   rx->iv_bytes = 0;
   rx->iv_start = now;
   rx->iv_min_owd = AMCC_TIME_NONE;
+  rx->iv_send_min = rx->iv_send_max = AMCC_TIME_NONE;
+  rx->iv_send_bytes = 0;
+  rx->iv_send_n = 0;
 }
 
 /* eq. 20 inverted: z = (T / lambda) ln(1 + u (e^lambda - 1)) */

@@ -65,7 +65,8 @@ test_params (void)
   AMT_CHECK (amcc_asmp_params_validate (&p) == AMCC_OK);
   AMT_CHECK (p.adaptive_mode == 0 && p.nominal_pkt_bytes == 0 && p.loss_events == 0
       && p.startup_gain == 0 && p.step_frac == 0);
-  double *fields[] = { &p.queue_target_s, &p.drain_s, &p.compete_hold_s, &p.knee_step };
+  double *fields[] = { &p.queue_target_s, &p.queue_hold_s, &p.drain_s, &p.compete_hold_s,
+    &p.knee_step, &p.delay_rise, &p.knee_loss_frac, &p.foreign_margin };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     amcc_asmp_params_init (&p);
     *fields[i] = -1;
@@ -116,13 +117,99 @@ test_startup_then_drain (void)
   AMT_CHECK (r.rate_bps < 8 * 112e3);
 }
 
-/* A queue that stays while we drain is not ours: COMPETING after compete_after_s (2 s); one
- * that shrinks is ours (the encoder takes a new rate up to a GOP later). */
+/* A queue just above queue_hold_s (5 ms, below the 20 ms target) ends start-up and stops
+ * DELAY's rise: the bottleneck is reached, and the encoder takes a rise a GOP later, by when a
+ * short buffer would overflow. queue_hold_s 0: DELAY rises through it (eq. 13). */
+static void
+test_queue_hold (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  stream s;
+  start (&rx, &s, &p);
+  amcc_asmp_report r = second (&rx, &s, 100e3, 0, 0);
+  AMT_CHECK (r.mode == AMCC_ASMP_STARTUP);
+  r = second (&rx, &s, 100e3, 8, 0);
+  AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+  double held = r.rate_bps;
+  for (int i = 0; i < 3; i++) {
+    r = second (&rx, &s, 100e3, 8, 0);
+    AMT_CHECK (r.mode == AMCC_ASMP_DELAY && r.rate_bps <= held + 1);
+  }
+  r = second (&rx, &s, held / 8, 2, 0);   /* the sender followed, the queue is gone: rise */
+  AMT_CHECK (r.rate_bps > held);
+  p.queue_hold_s = 0;
+  start (&rx, &s, &p);
+  second (&rx, &s, 100e3, 0, 0);
+  r = second (&rx, &s, 100e3, 8, 0);
+  AMT_CHECK (r.mode == AMCC_ASMP_STARTUP);
+}
+
+/* DELAY rises by at most delay_rise (5 %) of what arrived over it: an encoder that ramps up
+ * over seconds leaves no unspent target. delay_rise 0: eq. 13's P/t_RTT (10 kB/s here). */
+static void
+test_delay_rise (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  p.startup_gain = 0;
+  amcc_asmp_receiver rx;
+  stream s;
+  for (int lit = 0; lit < 2; lit++) {
+    p.delay_rise = lit ? 0 : 0.05;
+    start (&rx, &s, &p);
+    amcc_asmp_report r = second (&rx, &s, 100e3, 0, 0);
+    for (int i = 0; i < 5; i++)
+      r = second (&rx, &s, 100e3, 0, 0);     /* the encoder stays at 100 kB/s */
+    AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+    if (!lit)
+      AMT_NEAR (r.rate_bps, 8 * 105e3, 8 * 1e3);
+    else
+      AMT_CHECK (r.rate_bps > 8 * 108e3);
+  }
+}
+
+/* Measured (foreign_margin 0.1): a queue that does not drain although the sender, following
+ * our drained rate, sends 10 % below what the queue gave us is another flow's: COMPETING. A
+ * queue that grows for seconds while the sender does not slow down (the encoder lags) is ours,
+ * losses in it too: DELAY, where the timing rules went COMPETING. */
+static void
+test_foreign_queue (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  stream s;
+  start (&rx, &s, &p);
+  second (&rx, &s, 100e3, 0, 0);
+  amcc_asmp_report r;
+  double rate = 100e3;
+  int reports = 0;
+  do {                                    /* a competitor holds 80 ms; we follow our drain */
+    r = second (&rx, &s, rate, 80, 0);
+    rate = r.rate_bps / 8;
+    reports++;
+  } while (r.mode != AMCC_ASMP_COMPETING && reports < 10);
+  AMT_CHECK (r.mode == AMCC_ASMP_COMPETING);
+  AMT_CHECK (reports <= 3);               /* 80 ms drains 16 %: below 0.9 x 100 kB/s at once */
+  start (&rx, &s, &p);
+  second (&rx, &s, 100e3, 0, 0);
+  for (int i = 0; i < 6; i++) {           /* our own queue, growing, the sender not slowing */
+    r = second (&rx, &s, 100e3, 40 + 10 * i, i >= 2 ? 50 : 0);
+    AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+  }
+}
+
+/* Timing rules (foreign_margin 0): a queue that stays while we drain is not ours: COMPETING
+ * after compete_after_s (2 s); one that shrinks is ours (the encoder takes a new rate up to a
+ * GOP later). */
 static void
 test_queue_not_ours (void)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  p.foreign_margin = 0;                   /* the timing rules (no send-rate measurement) */
   amcc_asmp_receiver rx;
   stream s;
   start (&rx, &s, &p);
@@ -173,6 +260,32 @@ test_burst_loss_alone (void)
   AMT_CHECK (r.rate_bps > before && r.rate_bps <= before * 1.02 + 1);
 }
 
+/* Losses that go on while the rate we receive falls below 0.9 x the rate of the previous loss
+ * (a short buffer shared with Reno flows: the queue never stands 20 ms) are not bursts of ours:
+ * the second such loss within compete_hold_s means COMPETING. knee_loss_frac 0: never. */
+static void
+test_loss_below_knee (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  stream s;
+  for (int off = 0; off < 2; off++) {
+    p.knee_loss_frac = off ? 0 : 0.9;
+    start (&rx, &s, &p);
+    second (&rx, &s, 100e3, 0, 0);
+    amcc_asmp_report r = second (&rx, &s, 100e3, 10, 50);     /* the knee: ~98 kB/s */
+    r = second (&rx, &s, 100e3, 10, 0);                       /* the loss found late */
+    AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+    r = second (&rx, &s, 85e3, 10, 50);                       /* below 0.9 x 98: once */
+    r = second (&rx, &s, 85e3, 10, 0);
+    AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+    r = second (&rx, &s, 72e3, 10, 50);                       /* and again: COMPETING */
+    r = second (&rx, &s, 72e3, 10, 0);
+    AMT_CHECK (r.mode == (off ? AMCC_ASMP_DELAY : AMCC_ASMP_COMPETING));
+  }
+}
+
 /* Loss after the queue stood compete_after_s / 2, twice within compete_hold_s: a loss-based
  * flow fills the queue until it overflows. A loss sooner into a queue (our own overshoot, which
  * draining removes) does not count. */
@@ -181,6 +294,7 @@ test_queued_loss_competing (void)
 {
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
+  p.foreign_margin = 0;                   /* the timing rules (no send-rate measurement) */
   p.compete_after_s = 3;                  /* losses count 1.5 s into a queue; 2-s queues not held */
   amcc_asmp_receiver rx;
   stream s;
@@ -261,8 +375,12 @@ main (void)
   AMT_RUN (test_packet_size);
   AMT_RUN (test_params);
   AMT_RUN (test_startup_then_drain);
+  AMT_RUN (test_queue_hold);
+  AMT_RUN (test_delay_rise);
+  AMT_RUN (test_foreign_queue);
   AMT_RUN (test_queue_not_ours);
   AMT_RUN (test_burst_loss_alone);
+  AMT_RUN (test_loss_below_knee);
   AMT_RUN (test_queued_loss_competing);
   AMT_RUN (test_competing_share);
   return amt_summary ();

@@ -74,21 +74,34 @@ typedef struct amcc_asmp_params {
   int adaptive_mode;         /* (1) */
   double queue_target_s;     /* DELAY: an interval whose least queueing delay exceeds this holds
                                 a standing queue (0.02 s) */
+  double queue_hold_s;       /* start-up ends, and DELAY sends at most what arrives, while the
+                                least queueing delay of an interval exceeds this (0.005 s; 0 =
+                                off) */
   double drain_s;            /* DELAY: a standing queue is drained over this time (0.5 s) */
   double compete_after_s;    /* DELAY -> COMPETING when a standing queue outlives our draining
-                                this long and still grows; a loss event counts toward COMPETING only after the
-                                queue stood half of it (2 s) */
+                                this long and still grows; a loss event counts toward
+                                COMPETING only after the queue stood half of it (2 s) */
+  double foreign_margin;     /* DELAY: a standing queue is another flow's when, measured on the
+                                packets' send times, we send below (1 - this) x the most the
+                                bottleneck gave us while it stood and it still does not shrink,
+                                or loss comes then; alone it would drain at the difference
+                                (0.1; 0 = the timing rules alone, compete_after_s) */
   double compete_hold_s;     /* DELAY -> COMPETING on a second such loss event within this time;
                                 COMPETING -> DELAY after this long without either, or when the
                                 queue stays drained (< queue_target_s / 2, no loss) for 3
                                 reports (10 s) */
   double startup_gain;       /* start-up: the rate may grow by this factor per second over what
-                                arrived, until the first loss event or standing queue (1.25; 0 =
-                                no start-up) */
+                                arrived, until the first loss event or a queue above
+                                queue_hold_s (1.25; 0 = no start-up) */
   double delay_backoff;      /* DELAY: a loss event without a standing queue (a burst) sets the
                                 rate to (1 - this) x what arrived (0.1) */
   double knee_step;          /* DELAY: within 10 % of the rate of the last such loss, rise by
                                 at most this x r_prev per report (0.02) */
+  double knee_loss_frac;     /* DELAY: a loss event where what arrived is below this x the rate
+                                of a loss within compete_hold_s (the knee) counts toward
+                                COMPETING: backing off did not stop the losses (0.9; 0 = never) */
+  double delay_rise;         /* DELAY: a report rises by at most this x what arrived over the
+                                rate that arrived (0.05; 0 = eq. 13's P/t_RTT) */
   double step_frac;          /* COMPETING: a report may rise by max(P/t_RTT, this x r_prev) while
                                 eq. 12 is above r_prev (0.25; 0 = P/t_RTT, the paper's bound) */
 } amcc_asmp_params;
@@ -158,12 +171,17 @@ typedef struct amcc_asmp_receiver {
   uint64_t ev_seen;          /* ev.events at the previous report */
   amcc_time base_owd;        /* smallest one-way delay seen (propagation + offset) */
   amcc_time iv_min_owd;      /* smallest one-way delay in the interval, AMCC_TIME_NONE = none */
+  amcc_time iv_send_min, iv_send_max;   /* send times in the interval (AMCC_TIME_NONE: none) */
+  uint64_t iv_send_bytes;    /* bytes of the packets that carried one */
+  uint32_t iv_send_n;
+  double queue_cap_Bps;      /* most received per second while the current queue stood */
   amcc_time queue_since;     /* start of the current standing queue (DELAY), AMCC_TIME_NONE */
   double prev_q;             /* the previous report's queue_s */
   uint32_t drained_run;      /* loss-free reports in a row with the queue drained */
   double knee_Bps;           /* DELAY: rate received when the last burst loss came, 0 = none */
-  amcc_time event_at[2];
-  amcc_time evidence_at;     /* last queued loss event or queue held past compete_after_s */     /* report times of the last two loss events, [0] newest */
+  amcc_time knee_at;         /* when it came */
+  amcc_time event_at[2];     /* report times of the last two queued loss events, [0] newest */
+  amcc_time evidence_at;     /* last queued loss event or queue held past compete_after_s */
   double recv_Bps;           /* rate received in the last closed interval, bytes/s */
   int suppressed;            /* this round's report is suppressed */
   int heard;                 /* peers heard this round */
