@@ -687,8 +687,9 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
       rw | GST_PARAM_MUTABLE_PLAYING);
   props[PROP_RATE_MATCH] = g_param_spec_boolean ("rate-match", "Rate matching",
       "Scale the bitrate set on the encoder (within 0.75-1.33 x the target, once per GOP) so "
-      "that its measured output matches the target: x264 with a short VBV stays under its "
-      "setting, with a long one it overshoots after easy scenes", TRUE,
+      "that its measured output matches the target (x264 with a short VBV stays under its "
+      "setting; with its default VBV the gain learnt in easy scenes adds to its bursts, so "
+      "off by default)", FALSE,
       rw | GST_PARAM_MUTABLE_PLAYING);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
 

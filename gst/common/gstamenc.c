@@ -11,7 +11,7 @@ gst_am_encoder_init (GstAmEncoder * e)
 {
   memset (e, 0, sizeof (*e));
   g_mutex_init (&e->lock);
-  e->match = TRUE;
+  e->match = FALSE;
   amcc_encrate_init (&e->rate);
 }
 

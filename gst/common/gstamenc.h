@@ -43,7 +43,7 @@ void gst_am_encoder_attach (GstAmEncoder * e, GstElement * enc, guint initial_bp
  * nothing: the owner then posts targets on the bus). Logs the choice on owner. */
 void gst_am_encoder_attach_auto (GstAmEncoder * e, GstElement * explicit_enc, GstPad * sinkpad,
     guint initial_bps, GstObject * owner);
-/* Rate matching (default on): at each key frame the setting becomes target x a gain that
+/* Rate matching (default off): at each key frame the setting becomes target x a gain that
  * makes the encoder's measured output match the target (amcc/encrate.h). */
 void gst_am_encoder_set_match (GstAmEncoder * e, gboolean match);
 /* Asks for a new target; applied at the next key frame leaving the encoder. */

@@ -411,12 +411,15 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
   int queued_loss = v->lossy && ((measured ? below_cap : stood >= p->compete_after_s / 2)
       || below_knee || rx->mode == AMCC_ASMP_COMPETING);
   /* evidence of a loss-based competitor: a queue that does not drain although we feed it less
-   * than it gives us (measured; less than half of what that would drain), or (timing) that
+   * than it gives us (measured; less than half of what that would drain, two reports in a
+   * row), or (timing) that
    * outlived compete_after_s of our draining and still grows; in COMPETING it keeps the regime:
    * while we hold our share the competitor's queue stands */
   int grows = stood >= p->compete_after_s && v->q >= rx->prev_q;
-  int held = standing && (measured ? below_cap && rx->prev_q - v->q < 0.5 * below * v->secs
-      : grows);
+  int kept = below_cap && rx->prev_q - v->q < 0.5 * below * v->secs;
+  rx->kept_run = standing && kept ? rx->kept_run + 1 : 0;
+  /* two reports in a row: one interval's rates are noisy (0.3-0.6 s in the demo) */
+  int held = standing && (measured ? rx->kept_run >= 2 : grows);
   if (rx->mode == AMCC_ASMP_COMPETING && standing && grows)
     held = 1;
   if (!standing)

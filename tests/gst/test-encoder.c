@@ -274,7 +274,7 @@ GST_START_TEST (test_x264enc_intra_refresh_per_period)
 }
 GST_END_TEST;
 
-/* rate-match (the default): the encoder is told target x a gain within 0.75-1.33, still only
+/* rate-match=true: the encoder is told target x a gain within 0.75-1.33, still only
  * at key frames; x264 with a 40 ms VBV stays under its setting, so the gain rises above 1. */
 GST_START_TEST (test_rate_match_at_key_frames)
 {
@@ -290,8 +290,8 @@ GST_START_TEST (test_rate_match_at_key_frames)
       "video/x-raw,format=I420,width=320,height=240,framerate=25/1 ! x264enc name=enc "
       "tune=zerolatency speed-preset=ultrafast key-int-max=25 vbv-buf-capacity=40 bitrate=1000 ! "
       "h264parse ! rtph264pay ! asmpsink name=sink address=127.0.0.1 port=%d initial-bitrate=%u "
-      "min-bitrate=100000 max-bitrate=2000000 rtcp-interval=100", amt_free_port_pair (),
-      INITIAL_BPS);
+      "min-bitrate=100000 max-bitrate=2000000 rtcp-interval=100 rate-match=true",
+      amt_free_port_pair (), INITIAL_BPS);
   pipe = run_pipeline (desc, &r, "bitrate", FALSE, &bus);
   fail_unless (r.n_sets >= 2 && r.n_sets <= G_N_ELEMENTS (r.set_value));
   fail_unless_equals_int (r.set_frame[0], -1);

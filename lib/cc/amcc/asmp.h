@@ -175,6 +175,7 @@ typedef struct amcc_asmp_receiver {
   uint64_t iv_send_bytes;    /* bytes of the packets that carried one */
   uint32_t iv_send_n;
   double queue_cap_Bps;      /* most received per second while the current queue stood */
+  uint32_t kept_run;         /* reports in a row in which that queue did not drain as ours would */
   amcc_time queue_since;     /* start of the current standing queue (DELAY), AMCC_TIME_NONE */
   double prev_q;             /* the previous report's queue_s */
   uint32_t drained_run;      /* loss-free reports in a row with the queue drained */
