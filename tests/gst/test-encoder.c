@@ -236,6 +236,33 @@ GST_START_TEST (test_openh264enc_bps_at_key_frames)
 }
 GST_END_TEST;
 
+/* Runs `frames` frames of WxH at 25 fps through x264enc (ultrafast, zerolatency, `x264`
+ * properties) into asmpsink (`sink` properties), recording as run_pipeline does. */
+static GstElement *
+run_x264 (Rec * r, gint frames, gint w, gint h, const gchar * x264, const gchar * sink,
+    GstBus ** bus)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc name=src num-buffers=%d pattern=ball ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=25/1 ! x264enc name=enc "
+      "tune=zerolatency speed-preset=ultrafast bitrate=1000 %s ! h264parse ! rtph264pay ! "
+      "asmpsink name=sink address=127.0.0.1 port=%d initial-bitrate=%u min-bitrate=100000 "
+      "max-bitrate=2000000 rtcp-interval=100 %s", frames, w, h, x264, amt_free_port_pair (),
+      INITIAL_BPS, sink);
+  GstElement *pipe = run_pipeline (desc, r, "bitrate", FALSE, bus);
+  g_free (desc);
+  return pipe;
+}
+
+static void
+rec_free (Rec * r, GstElement * pipe, GstBus * bus)
+{
+  gst_object_unref (bus);
+  gst_object_unref (r->sink);
+  gst_object_unref (pipe);
+  g_array_free (r->keyframes, TRUE);
+  g_mutex_clear (&r->lock);
+}
+
 /* x264 intra refresh: no IDR after the first frame, but x264enc flags the frame that starts
  * each refresh period as a key frame, so the target still changes once per period. */
 GST_START_TEST (test_x264enc_intra_refresh_per_period)
@@ -243,18 +270,11 @@ GST_START_TEST (test_x264enc_intra_refresh_per_period)
   Rec r = { 0 };
   GstElement *pipe;
   GstBus *bus;
-  gchar *desc;
 
   if (!have ("x264enc") || !have ("rtph264pay"))
     return;
-  desc = g_strdup_printf ("videotestsrc name=src num-buffers=60 pattern=ball ! "
-      "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! x264enc name=enc "
-      "tune=zerolatency speed-preset=ultrafast key-int-max=10 intra-refresh=true bitrate=1000 ! "
-      "h264parse ! rtph264pay ! asmpsink name=sink address=127.0.0.1 port=%d initial-bitrate=%u "
-      "min-bitrate=100000 max-bitrate=2000000 rtcp-interval=100 rate-match=false",
-      amt_free_port_pair (),
-      INITIAL_BPS);
-  pipe = run_pipeline (desc, &r, "bitrate", FALSE, &bus);
+  pipe = run_x264 (&r, 60, 160, 120, "key-int-max=10 intra-refresh=true", "rate-match=false",
+      &bus);
   fail_unless (r.requested);
   fail_unless (r.keyframes->len >= 5, "x264enc flagged %u refresh periods in 60 frames",
       r.keyframes->len);
@@ -265,12 +285,7 @@ GST_START_TEST (test_x264enc_intra_refresh_per_period)
       && r.set_frame[1] <= (gint) r.out_at_request + 10,
       "applied at frame %d, requested at %u", r.set_frame[1], r.out_at_request);
   fail_unless_equals_int (r.warnings, 0);
-  gst_object_unref (bus);
-  gst_object_unref (r.sink);
-  gst_object_unref (pipe);
-  g_array_free (r.keyframes, TRUE);
-  g_mutex_clear (&r.lock);
-  g_free (desc);
+  rec_free (&r, pipe, bus);
 }
 GST_END_TEST;
 
@@ -281,18 +296,12 @@ GST_START_TEST (test_rate_match_at_key_frames)
   Rec r = { 0 };
   GstElement *pipe;
   GstBus *bus;
-  gchar *desc;
   guint i, setting = 0;
 
   if (!have ("x264enc") || !have ("rtph264pay"))
     return;
-  desc = g_strdup_printf ("videotestsrc name=src num-buffers=150 pattern=ball ! "
-      "video/x-raw,format=I420,width=320,height=240,framerate=25/1 ! x264enc name=enc "
-      "tune=zerolatency speed-preset=ultrafast key-int-max=25 vbv-buf-capacity=40 bitrate=1000 ! "
-      "h264parse ! rtph264pay ! asmpsink name=sink address=127.0.0.1 port=%d initial-bitrate=%u "
-      "min-bitrate=100000 max-bitrate=2000000 rtcp-interval=100 rate-match=true",
-      amt_free_port_pair (), INITIAL_BPS);
-  pipe = run_pipeline (desc, &r, "bitrate", FALSE, &bus);
+  pipe = run_x264 (&r, 150, 320, 240, "key-int-max=25 vbv-buf-capacity=40", "rate-match=true",
+      &bus);
   fail_unless (r.n_sets >= 2 && r.n_sets <= G_N_ELEMENTS (r.set_value));
   fail_unless_equals_int (r.set_frame[0], -1);
   for (i = 1; i < r.n_sets; i++) {
@@ -307,12 +316,7 @@ GST_START_TEST (test_rate_match_at_key_frames)
   fail_unless (gst_structure_get_uint (r.stats_out, "encoder-setting", &setting));
   fail_unless (setting > LOWERED_BPS, "the 40 ms VBV undershoots: the gain should be > 1");
   gst_structure_free (r.stats_out);
-  gst_object_unref (bus);
-  gst_object_unref (r.sink);
-  gst_object_unref (pipe);
-  g_array_free (r.keyframes, TRUE);
-  g_mutex_clear (&r.lock);
-  g_free (desc);
+  rec_free (&r, pipe, bus);
 }
 GST_END_TEST;
 
