@@ -35,6 +35,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->nominal_pkt_bytes = 1448;
   p->pkt_rate_ratio = 4.0;
   p->loss_events = 1;
+  p->loss_per_segment = 1;
   p->adaptive_mode = 1;
   p->queue_target_s = 0.02;
   p->queue_hold_s = 0.005;

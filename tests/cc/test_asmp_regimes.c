@@ -326,10 +326,12 @@ test_queued_loss_competing (void)
 }
 
 /* COMPETING, closed loop (the sender sends what was reported): with one loss every 100 packets
- * behind a 60 ms queue, the rate settles at eq. 12 with TCP's segment size and the loss-event
- * rate 1/100, the rate TCP gets from the same loss (within 15 %). The paper's literal P (the
- * 1000-byte mean) and packet-loss rate give 1000/1448 of it (with the CONGESTED-only indicator
- * and standing_queue_cap, less). */
+ * (100 kB) behind a 60 ms queue. Counted per packet (loss_per_segment 0) the rate settles at eq.
+ * 12 with TCP's segment size and the loss-event rate 1/100 (within 15 %); counted per TCP-sized
+ * segment (the default) at eq. 12 with 1.448/100, what a TCP flow losing the same bytes gets,
+ * about 1/sqrt(1.448) of that. The paper's literal P (the 1000-byte mean) and packet-loss rate
+ * give 1000/1448 of the per-packet rate (with the CONGESTED-only indicator and
+ * standing_queue_cap, less). */
 static double
 closed_loop (const amcc_asmp_params *p, int seconds)
 {
@@ -356,14 +358,13 @@ test_competing_share (void)
   amcc_asmp_params p;
   amcc_asmp_params_init (&p);
   double tcp = amcc_pftk_rate (1448, 0.1, 0.01);
+  AMT_CHECK (p.loss_per_segment == 1);
+  double seg = closed_loop (&p, 90);
+  AMT_NEAR (seg / amcc_pftk_rate (1448, 0.1, 0.01448), 1.0, 0.15);
+  p.loss_per_segment = 0;
   double got = closed_loop (&p, 90);
   AMT_NEAR (got / tcp, 1.0, 0.15);
-  /* per TCP-sized segment, 1000-byte packets count 1000/1448 of a segment: p x 1.448, so the
-   * rate falls by about sqrt(1.448) */
-  p.loss_per_segment = 1;
-  double seg = closed_loop (&p, 90);
   AMT_NEAR (seg / got, 1 / sqrt (1.448), 0.1);
-  p.loss_per_segment = 0;
   amcc_asmp_params_single_regime (&p);
   double literal = closed_loop (&p, 90);
   AMT_CHECK (literal < 0.8 * got);

@@ -66,9 +66,9 @@ typedef struct amcc_asmp_params {
   int loss_events;           /* eq. 12's l = loss event rate (RFC 5348 5.4 Average Loss Interval,
                                 losses within one RTT are one event), as PFTK's model defines it
                                 (1; 0 = the paper's eq. 2-3 packet loss rate) */
-  int loss_per_segment;      /* experimental (0 = off): the loss-event rate counted per TCP-sized
-                                segment (p x P / mean packet size) instead of per packet, so
-                                small packets do not dilute it (lib/cc/README.md known limits) */
+  int loss_per_segment;      /* the loss-event rate counted per TCP-sized segment (p x P / mean
+                                packet size) instead of per packet, so small packets do not
+                                dilute it (1; 0 = per packet) */
   /* Two regimes (asmp_receiver.c "mode"): DELAY keeps the queue short when ASMP is alone;
    * COMPETING follows eq. 12-13 when a loss-based flow holds the queue. 0 = the paper's one mode. */
   int adaptive_mode;         /* (1) */
