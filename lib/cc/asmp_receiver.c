@@ -409,7 +409,11 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
   int measured = p->foreign_margin > 0 && v->send > 0 && rx->queue_cap_Bps > 0;
   double below = measured ? 1.0 - v->send / rx->queue_cap_Bps : 0;
   int below_cap = measured && below > p->foreign_margin;
-  int queued_loss = v->lossy && ((measured ? below_cap : stood >= p->compete_after_s / 2)
+  int kept = below_cap && rx->prev_q - v->q < 0.5 * below * v->secs;
+  /* a loss counts while the queue stands and does not drain as ours would: losses are found a
+   * few packets late, so one found as our own queue drains is still ours (the lone receiver of
+   * net-asmp-elements went COMPETING on such pairs in 1 of 3 runs) */
+  int queued_loss = v->lossy && ((measured ? standing && kept : stood >= p->compete_after_s / 2)
       || below_knee || rx->mode == AMCC_ASMP_COMPETING);
   /* evidence of a loss-based competitor: a queue that does not drain although we feed it less
    * than it gives us (measured; less than half of what that would drain, two reports in a
@@ -417,7 +421,6 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
    * outlived compete_after_s of our draining and still grows; in COMPETING it keeps the regime:
    * while we hold our share the competitor's queue stands */
   int grows = stood >= p->compete_after_s && v->q >= rx->prev_q;
-  int kept = below_cap && rx->prev_q - v->q < 0.5 * below * v->secs;
   rx->kept_run = standing && kept ? rx->kept_run + 1 : 0;
   /* two reports in a row: one interval's rates are noisy (0.3-0.6 s in the demo) */
   int held = standing && (measured ? rx->kept_run >= 2 : grows);
