@@ -407,6 +407,16 @@ void amcc_tfmcc_sender_on_packet_sent (struct amcc_tfmcc_sender *tx, amcc_time n
   tx->mean_size = 0.9 * tx->mean_size + 0.1 * (double) bytes;
 }
 
+void amcc_tfmcc_sender_set_limits (struct amcc_tfmcc_sender *tx, double min_rate_bps,
+                                   double max_rate_bps)
+{
+  if (!tx || !(min_rate_bps >= 0) || !(max_rate_bps > 0))
+    return;
+  tx->p.min_rate_bps = min_rate_bps;
+  tx->p.max_rate_bps = max_rate_bps;
+  clamp_rate (tx);
+}
+
 double amcc_tfmcc_sender_rate (struct amcc_tfmcc_sender *tx, amcc_time now)
 {
   if (!tx)

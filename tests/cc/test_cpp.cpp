@@ -8,6 +8,8 @@
 #include <amcc/tcpmodel.h>
 #include <amcc/rtcp_app.h>
 #include <amcc/asmp.h>
+#include <amcc/pacing.h>
+#include <amcc/controller.h>
 #if defined(__has_include)
 #if __has_include(<amcc/tfmcc.h>)
 #include <amcc/tfmcc.h>
@@ -35,6 +37,11 @@ test_cpp_calls (void)
   r.rate_bps = 8e5;
   size_t n = 0;
   AMT_CHECK (amcc_asmp_report_encode (&r, buf, sizeof buf, &n) == AMCC_OK && n == AMCC_ASMP_REPORT_LEN);
+  amcc_ctl_config c;
+  amcc_ctl_config_init (&c);
+  amcc_sender *snd = amcc_sender_new (amcc_protocol_find ("tfmcc"), &c, 0);
+  AMT_CHECK (snd != nullptr && amcc_sender_rate (snd, 0) == c.initial_bps);
+  amcc_sender_free (snd);
 }
 
 int

@@ -201,6 +201,10 @@ void amcc_tfmcc_sender_on_report (struct amcc_tfmcc_sender *tx, amcc_time now, u
 void amcc_tfmcc_sender_on_bye (struct amcc_tfmcc_sender *tx, amcc_time now, uint32_t ssrc);
 /* The element sent a packet of this size (mean s for the increase limit). Optional. */
 void amcc_tfmcc_sender_on_packet_sent (struct amcc_tfmcc_sender *tx, amcc_time now, size_t bytes);
+/* New application limits (params min_rate_bps / max_rate_bps) while running: X is clamped at
+ * once, so the sender APP advertises the rate actually sent. NaN, min < 0 or max <= 0: ignored. */
+void amcc_tfmcc_sender_set_limits (struct amcc_tfmcc_sender *tx, double min_rate_bps,
+                                   double max_rate_bps);
 /* Runs the timers (round end, CLR timeouts, no-feedback halving) and returns X in bit/s. */
 double amcc_tfmcc_sender_rate (struct amcc_tfmcc_sender *tx, amcc_time now);
 /* Fields of the next sender APP (runs the timers; picks and consumes the echo). */

@@ -1,0 +1,207 @@
+/* controller.h - one interface per role that every protocol of lib/cc implements, so that the
+ * elements, the unit tests and a simulator drive ASMP, TFMCC and the protocols to come through
+ * the same calls: packets and RTCP APP payloads in, time in, decisions out (target rate, the next
+ * APP payload, when an extra RTCP packet is due).
+ *
+ *   element / test / simulator            lib/cc
+ *   --------------------------            ---------------------------------------------------
+ *   amcc_protocol_find ("tfmcc") ------>  registry (controller.c): name -> amcc_protocol
+ *   amcc_sender_new (proto, cfg) ------>  generic policy (controller.c): limits, clamping,
+ *   amcc_sender_on_app / _rate / ...        receiver timeout, per-receiver views, random numbers
+ *                                                 |  proto->sender->on_app (...)
+ *                                                 v
+ *                                         adapter (asmp_controller.c, tfmcc_controller.c)
+ *                                                 |  amcc_asmp_sender_on_report (...)
+ *                                                 v
+ *                                         algorithm (asmp_*.c, tfmcc_*.c)
+ *
+ * The caller parses RTCP (it owns the transport) and hands over report blocks, APP packets
+ * (name, subtype, payload) and BYEs; it appends the APP payload that *_next_app returns to the
+ * RTCP packet it is about to send. No role reads a clock or a random source: time is passed in,
+ * random numbers come from a generator seeded by amcc_ctl_config.seed.
+ *
+ * Roles: sender, receiver. A relay (RMANP) will be a third ops table in amcc_protocol; groups to
+ * join or leave (layered protocols) a decision added to the receiver. */
+#ifndef AMCC_CONTROLLER_H
+#define AMCC_CONTROLLER_H
+#include <stddef.h>
+#include <stdint.h>
+#include "amcc.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* RTP profile the protocol needs from the RTP stack: AVPF when it must send early RTCP
+ * (RFC 4585) to work at all, AVP when regular RTCP suffices. */
+typedef enum amcc_rtp_profile {
+  AMCC_RTP_AVP = 0,
+  AMCC_RTP_AVPF = 1
+} amcc_rtp_profile;
+
+typedef struct amcc_ctl_config {
+  double initial_bps;         /* sender: target before any report; receiver: 0 = protocol default */
+  double min_bps, max_bps;    /* sender: clamp of the target (amcc_sender_set_limits changes it) */
+  amcc_time rtcp_interval;    /* the RTCP interval the caller uses (> 0) */
+  amcc_time receiver_timeout; /* sender: a receiver silent this long is gone; 0 = 3 intervals */
+  uint32_t clock_rate;        /* receiver: RTP clock rate (0 = 90000) */
+  uint32_t ssrc;              /* own SSRC (amcc_*_set_ssrc changes it) */
+  uint64_t seed;              /* seed of the role's random numbers (feedback timers) */
+} amcc_ctl_config;
+
+/* Fills the defaults: 500 kbit/s in [64 kbit/s, 20 Mbit/s], 1 s RTCP, timeout 0, 90 kHz. */
+void amcc_ctl_config_init (amcc_ctl_config *c);
+
+/* What became of an incoming APP packet (the caller counts these). */
+typedef enum amcc_app_result {
+  AMCC_APP_MALFORMED = -1,    /* ours by name, but the payload was rejected */
+  AMCC_APP_FOREIGN = 0,       /* another name: ignored */
+  AMCC_APP_TAKEN = 1,         /* ours, used */
+  AMCC_APP_IGNORED = 2        /* ours by name, not for this role (another sender's, our own) */
+} amcc_app_result;
+
+/* An APP packet to append: payload in the caller's buffer. */
+typedef struct amcc_app {
+  char name[4];               /* not NUL-terminated */
+  uint8_t subtype;
+  size_t len;                 /* payload bytes, a multiple of 4 */
+} amcc_app;
+
+/* An RTP packet as the receiver saw it. */
+typedef struct amcc_packet {
+  uint32_t ssrc;
+  uint16_t seq;
+  uint32_t rtp_ts;
+  uint32_t bytes;             /* whole RTP packet */
+  amcc_time send_time;        /* sender's clock (header extension), AMCC_TIME_NONE if absent */
+  int has_extseq;             /* the sender's 32-bit extended sequence number is known */
+  uint32_t extseq;
+} amcc_packet;
+
+/* A receiver as the sender sees it (stats). */
+typedef struct amcc_peer {
+  uint32_t ssrc;
+  amcc_time heard;            /* last sign of life the protocol counts, AMCC_TIME_NONE = none */
+  amcc_time reported;         /* last rate report, AMCC_TIME_NONE = none yet */
+  double rate_bps, loss, rtt_s, jitter_s;
+  int congested;
+  double sender_rtt_s;        /* RTT the sender measured for it (RR block), 0 = unknown */
+} amcc_peer;
+
+typedef struct amcc_sender_stats {
+  uint32_t receivers;         /* live receivers (protocol's count) */
+  int have_slowest;
+  uint32_t slowest_ssrc;      /* the receiver that sets the rate (ASMP's minimum, TFMCC's CLR) */
+  double slowest_rate_bps;
+} amcc_sender_stats;
+
+typedef struct amcc_receiver_stats {
+  double rate_bps, loss, rtt_s, jitter_s, queue_s;
+  int congested;
+  const char *mode;           /* regime name, "" when the protocol has none */
+  int64_t packets_lost;
+  uint64_t reports_suppressed, echoes;
+} amcc_receiver_stats;
+
+typedef struct amcc_sender amcc_sender;
+typedef struct amcc_receiver amcc_receiver;
+
+/* ---- what a protocol implements (one file in lib/cc; callers use the functions below) ---- */
+typedef struct amcc_sender_ops {
+  amcc_sender *(*create) (const amcc_ctl_config *cfg, amcc_time now);
+  void (*destroy) (amcc_sender *s);
+  void (*on_rtp_sent) (amcc_sender *s, amcc_time now, size_t bytes);          /* optional */
+  /* a report block about us; a_ntp32 = arrival time as NTP 16.16 on the SR's clock */
+  void (*on_report_block) (amcc_sender *s, amcc_time now, uint32_t reporter, uint32_t lsr,
+      uint32_t dlsr, uint32_t a_ntp32);
+  amcc_app_result (*on_app) (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
+      uint8_t subtype, const uint8_t *data, size_t len);
+  void (*on_bye) (amcc_sender *s, amcc_time now, uint32_t ssrc);
+  double (*rate) (amcc_sender *s, amcc_time now);                 /* before the clamp */
+  void (*set_limits) (amcc_sender *s, double min_bps, double max_bps);        /* optional */
+  int (*next_app) (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out);
+  amcc_time (*early_due) (amcc_sender *s, amcc_time now);                     /* optional */
+  void (*get_stats) (amcc_sender *s, amcc_time now, amcc_sender_stats *st);
+} amcc_sender_ops;
+
+typedef struct amcc_receiver_ops {
+  amcc_receiver *(*create) (const amcc_ctl_config *cfg, amcc_time now);
+  void (*destroy) (amcc_receiver *r);
+  void (*set_ssrc) (amcc_receiver *r, uint32_t ssrc);                         /* optional */
+  void (*on_rtp) (amcc_receiver *r, amcc_time now, const amcc_packet *pkt);
+  void (*on_sender_report) (amcc_receiver *r, amcc_time now, uint32_t ssrc,
+      uint32_t members);                                                      /* optional */
+  amcc_app_result (*on_app) (amcc_receiver *r, amcc_time now, uint32_t ssrc,
+      const char name[4], uint8_t subtype, const uint8_t *data, size_t len);
+  int (*next_app) (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out);
+  amcc_time (*early_due) (amcc_receiver *r, amcc_time now);                   /* optional */
+  void (*get_stats) (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st);
+} amcc_receiver_ops;
+
+typedef struct amcc_protocol {
+  const char *name;           /* registry key and the elements' enum nick: "asmp", "tfmcc" */
+  const char *description;
+  amcc_rtp_profile rtp_profile;
+  const amcc_sender_ops *sender;      /* NULL: role not implemented */
+  const amcc_receiver_ops *receiver;
+} amcc_protocol;
+
+/* ---- registry ---- */
+const amcc_protocol *amcc_protocol_find (const char *name);   /* NULL if unknown */
+size_t amcc_protocol_count (void);
+const amcc_protocol *amcc_protocol_at (size_t i);             /* NULL past the end */
+
+/* ---- sender ---- */
+/* NULL when the protocol has no sender, cfg is invalid or memory ran out. */
+amcc_sender *amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg,
+    amcc_time now);
+void amcc_sender_free (amcc_sender *s);
+const amcc_protocol *amcc_sender_protocol (const amcc_sender *s);
+void amcc_sender_set_ssrc (amcc_sender *s, uint32_t ssrc);
+void amcc_sender_on_rtp_sent (amcc_sender *s, amcc_time now, size_t bytes);
+/* Every report block of an incoming SR/RR; blocks about other SSRCs are skipped. */
+void amcc_sender_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter,
+    uint32_t about, uint32_t lsr, uint32_t dlsr, uint32_t a_ntp32);
+amcc_app_result amcc_sender_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc,
+    const char name[4], uint8_t subtype, const uint8_t *data, size_t len);
+void amcc_sender_on_bye (amcc_sender *s, amcc_time now, uint32_t ssrc);
+/* The target, bit/s, clamped to [min, max] (max wins if min > max). */
+double amcc_sender_rate (amcc_sender *s, amcc_time now);
+/* Takes effect at once, also for what the protocol advertises (TFMCC's X). */
+void amcc_sender_set_limits (amcc_sender *s, double min_bps, double max_bps);
+/* The APP payload for the RTCP packet about to leave, at most cap bytes into buf: 1 and *out
+ * filled; 0 = nothing to send now; AMCC_ERR_NOSPACE = it does not fit in cap; other < 0: error. */
+int amcc_sender_next_app (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap,
+    amcc_app *out);
+/* When the sender wants an extra (early) RTCP packet for its APP; a periodic cadence answers
+ * the next time from now. AMCC_TIME_NONE: regular RTCP suffices. */
+amcc_time amcc_sender_early_due (amcc_sender *s, amcc_time now);
+/* Also forgets receiver views silent for 10 RTCP intervals (stats only). */
+void amcc_sender_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st);
+/* Receivers with a rate report, in no particular order: *it = 0 to start; NULL at the end. */
+const amcc_peer *amcc_sender_next_peer (const amcc_sender *s, size_t *it);
+/* The silence after which a receiver is gone (cfg.receiver_timeout or 3 RTCP intervals). */
+amcc_time amcc_sender_receiver_timeout (const amcc_sender *s);
+
+/* ---- receiver ---- */
+amcc_receiver *amcc_receiver_new (const amcc_protocol *proto, const amcc_ctl_config *cfg,
+    amcc_time now);
+void amcc_receiver_free (amcc_receiver *r);
+const amcc_protocol *amcc_receiver_protocol (const amcc_receiver *r);
+void amcc_receiver_set_ssrc (amcc_receiver *r, uint32_t ssrc);
+void amcc_receiver_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt);
+/* An SR from a sender (ours are skipped); members: the RTCP group size as the caller knows it. */
+void amcc_receiver_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
+    uint32_t members);
+amcc_app_result amcc_receiver_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc,
+    const char name[4], uint8_t subtype, const uint8_t *data, size_t len);
+/* As amcc_sender_next_app; call at every RTCP packet (it may close a measurement interval
+ * even when it returns 0, e.g. a suppressed report). */
+int amcc_receiver_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap,
+    amcc_app *out);
+amcc_time amcc_receiver_early_due (amcc_receiver *r, amcc_time now);
+void amcc_receiver_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

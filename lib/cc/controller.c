@@ -1,0 +1,372 @@
+/* controller.c - the protocol registry and the policy every protocol shares: the target's
+ * clamp to limits that may change while playing, the receiver timeout, the sender's receiver
+ * views, own-SSRC filtering, random numbers. The protocols themselves are the adapters. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "controller_impl.h"
+
+/* A new protocol: one adapter file and one line here. The order gives the elements' enum values. */
+static const amcc_protocol *const registry[] = {
+  &amcc_asmp_protocol,
+  &amcc_tfmcc_protocol,
+};
+#define N_PROTOCOLS (sizeof registry / sizeof registry[0])
+
+#define PEER_VIEW_INTERVALS 10      /* stats forget a receiver silent for 10 RTCP intervals */
+#define TIMEOUT_INTERVALS 3         /* a receiver is gone after 3 silent RTCP intervals (spec:
+                                       "e.g. after 3 intervals") */
+#define MAX_PEERS (1u << 20)
+
+static int
+same_name (const char *a, const char *b)
+{
+  while (*a && *a == *b)          /* no strcmp: lib/cc links libm and memory functions only */
+    a++, b++;
+  return *a == *b;
+}
+
+const amcc_protocol *
+amcc_protocol_find (const char *name)
+{
+  for (size_t i = 0; name && i < N_PROTOCOLS; i++)
+    if (same_name (registry[i]->name, name))
+      return registry[i];
+  return NULL;
+}
+
+size_t amcc_protocol_count (void) { return N_PROTOCOLS; }
+
+const amcc_protocol *
+amcc_protocol_at (size_t i)
+{
+  return i < N_PROTOCOLS ? registry[i] : NULL;
+}
+
+void
+amcc_ctl_config_init (amcc_ctl_config *c)
+{
+  memset (c, 0, sizeof *c);
+  c->initial_bps = 500e3;
+  c->min_bps = 64e3;
+  c->max_bps = 20e6;
+  c->rtcp_interval = AMCC_NS_PER_S;
+  c->clock_rate = 90000;
+}
+
+double
+amcc_ctl_uniform (uint64_t *state)
+{
+  uint64_t z = (*state += UINT64_C (0x9E3779B97F4A7C15));
+  z = (z ^ (z >> 30)) * UINT64_C (0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C (0x94D049BB133111EB);
+  z ^= z >> 31;
+  return (double) (z >> 11) * 0x1.0p-53;
+}
+
+/* ---------------------------------------------------------------- receiver views */
+
+static size_t
+home (const amcc_peers *t, uint32_t ssrc)
+{
+  uint32_t h = ssrc * UINT32_C (0x9E3779B1);     /* SSRCs are random; this only spreads them */
+  return (h ^ (h >> 16)) & (t->cap - 1);
+}
+
+/* Index of ssrc's slot, or t->cap when absent. */
+static size_t
+slot_of (const amcc_peers *t, uint32_t ssrc)
+{
+  if (!t->cap)
+    return 0;
+  for (size_t i = home (t, ssrc); t->slot[i].used; i = (i + 1) & (t->cap - 1))
+    if (t->slot[i].p.ssrc == ssrc)
+      return i;
+  return t->cap;
+}
+
+amcc_peer *
+amcc_peers_find (const amcc_peers *t, uint32_t ssrc)
+{
+  size_t i = slot_of (t, ssrc);
+  return i < t->cap ? &t->slot[i].p : NULL;
+}
+
+static int
+grow (amcc_peers *t)
+{
+  amcc_peers bigger = { calloc (t->cap ? 2 * t->cap : 16, sizeof (amcc_peer_slot)),
+    t->cap ? 2 * t->cap : 16, t->n };
+  if (!bigger.slot)
+    return AMCC_ERR_NOMEM;
+  for (size_t i = 0; i < t->cap; i++) {
+    if (!t->slot[i].used)
+      continue;
+    size_t j = home (&bigger, t->slot[i].p.ssrc);
+    while (bigger.slot[j].used)
+      j = (j + 1) & (bigger.cap - 1);
+    bigger.slot[j] = t->slot[i];
+  }
+  free (t->slot);
+  *t = bigger;
+  return AMCC_OK;
+}
+
+amcc_peer *
+amcc_peers_get (amcc_peers *t, uint32_t ssrc)
+{
+  amcc_peer *p = amcc_peers_find (t, ssrc);
+  if (p)
+    return p;
+  if (t->n >= MAX_PEERS || ((t->n + 1) * 2 > t->cap && grow (t) != AMCC_OK))
+    return NULL;
+  size_t i = home (t, ssrc);
+  while (t->slot[i].used)
+    i = (i + 1) & (t->cap - 1);
+  t->slot[i].used = 1;
+  t->n++;
+  p = &t->slot[i].p;
+  memset (p, 0, sizeof *p);
+  p->ssrc = ssrc;
+  p->heard = p->reported = AMCC_TIME_NONE;
+  return p;
+}
+
+void
+amcc_peers_remove (amcc_peers *t, uint32_t ssrc)
+{
+  size_t mask = t->cap - 1, hole = slot_of (t, ssrc);
+  if (hole >= t->cap)
+    return;
+  /* backward shift: an entry later in the run moves into the hole unless its home lies
+   * after the hole (cyclically), so every entry stays reachable from its home */
+  for (size_t j = (hole + 1) & mask; t->slot[j].used; j = (j + 1) & mask) {
+    size_t h = home (t, t->slot[j].p.ssrc);
+    if (((j - h) & mask) >= ((j - hole) & mask)) {
+      t->slot[hole] = t->slot[j];
+      hole = j;
+    }
+  }
+  t->slot[hole].used = 0;
+  t->n--;
+}
+
+uint32_t
+amcc_peers_alive (const amcc_peers *t, amcc_time now, amcc_time timeout)
+{
+  uint32_t n = 0;
+  for (size_t i = 0; i < t->cap; i++)
+    if (t->slot[i].used && t->slot[i].p.heard != AMCC_TIME_NONE
+        && now - t->slot[i].p.heard <= timeout)
+      n++;
+  return n;
+}
+
+/* ---------------------------------------------------------------- sender */
+
+static int
+rates_valid (const amcc_ctl_config *c)
+{
+  return c->min_bps > 0 && c->max_bps >= c->min_bps && isfinite (c->max_bps)
+      && c->initial_bps >= c->min_bps && c->initial_bps <= c->max_bps;
+}
+
+amcc_sender *
+amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_time now)
+{
+  if (!proto || !proto->sender || !cfg || !(cfg->rtcp_interval > 0) || !rates_valid (cfg))
+    return NULL;
+  amcc_ctl_config c = *cfg;
+  if (c.receiver_timeout <= 0)
+    c.receiver_timeout = TIMEOUT_INTERVALS * c.rtcp_interval;
+  amcc_sender *s = proto->sender->create (&c, now);
+  if (!s)
+    return NULL;
+  s->proto = proto;
+  s->cfg = c;
+  memset (&s->peers, 0, sizeof s->peers);
+  return s;
+}
+
+void
+amcc_sender_free (amcc_sender *s)
+{
+  if (!s)
+    return;
+  free (s->peers.slot);
+  s->proto->sender->destroy (s);
+}
+
+const amcc_protocol *amcc_sender_protocol (const amcc_sender *s) { return s->proto; }
+void amcc_sender_set_ssrc (amcc_sender *s, uint32_t ssrc) { s->cfg.ssrc = ssrc; }
+amcc_time amcc_sender_receiver_timeout (const amcc_sender *s) { return s->cfg.receiver_timeout; }
+
+void
+amcc_sender_on_rtp_sent (amcc_sender *s, amcc_time now, size_t bytes)
+{
+  if (s->proto->sender->on_rtp_sent)
+    s->proto->sender->on_rtp_sent (s, now, bytes);
+}
+
+void
+amcc_sender_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter, uint32_t about,
+    uint32_t lsr, uint32_t dlsr, uint32_t a_ntp32)
+{
+  if (about == s->cfg.ssrc)
+    s->proto->sender->on_report_block (s, now, reporter, lsr, dlsr, a_ntp32);
+}
+
+amcc_app_result
+amcc_sender_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
+    uint8_t subtype, const uint8_t *data, size_t len)
+{
+  return s->proto->sender->on_app (s, now, ssrc, name, subtype, data, len);
+}
+
+void
+amcc_sender_on_bye (amcc_sender *s, amcc_time now, uint32_t ssrc)
+{
+  s->proto->sender->on_bye (s, now, ssrc);
+  amcc_peers_remove (&s->peers, ssrc);
+}
+
+double
+amcc_sender_rate (amcc_sender *s, amcc_time now)
+{
+  double r = s->proto->sender->rate (s, now);
+  if (!(r >= s->cfg.min_bps))
+    r = s->cfg.min_bps;
+  if (r > s->cfg.max_bps)
+    r = s->cfg.max_bps;
+  return r;
+}
+
+void
+amcc_sender_set_limits (amcc_sender *s, double min_bps, double max_bps)
+{
+  s->cfg.min_bps = min_bps;
+  s->cfg.max_bps = max_bps;
+  if (s->proto->sender->set_limits)
+    s->proto->sender->set_limits (s, min_bps, max_bps);
+}
+
+int
+amcc_sender_next_app (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out)
+{
+  return s->proto->sender->next_app (s, now, buf, cap, out);
+}
+
+amcc_time
+amcc_sender_early_due (amcc_sender *s, amcc_time now)
+{
+  return s->proto->sender->early_due ? s->proto->sender->early_due (s, now) : AMCC_TIME_NONE;
+}
+
+void
+amcc_sender_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
+{
+  amcc_time forget = PEER_VIEW_INTERVALS * s->cfg.rtcp_interval;
+
+  memset (st, 0, sizeof *st);
+  s->proto->sender->get_stats (s, now, st);
+  for (size_t i = 0; i < s->peers.cap;) {
+    const amcc_peer *p = &s->peers.slot[i].p;
+    amcc_time seen = p->heard > p->reported ? p->heard : p->reported;
+    if (s->peers.slot[i].used && seen != AMCC_TIME_NONE && now - seen > forget)
+      amcc_peers_remove (&s->peers, p->ssrc);  /* a later entry may move here: look again */
+    else
+      i++;
+  }
+}
+
+const amcc_peer *
+amcc_sender_next_peer (const amcc_sender *s, size_t *it)
+{
+  while (*it < s->peers.cap) {
+    const amcc_peer_slot *e = &s->peers.slot[(*it)++];
+    if (e->used && e->p.reported != AMCC_TIME_NONE)
+      return &e->p;
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- receiver */
+
+amcc_receiver *
+amcc_receiver_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_time now)
+{
+  if (!proto || !proto->receiver || !cfg || !(cfg->rtcp_interval > 0))
+    return NULL;
+  amcc_ctl_config c = *cfg;
+  if (!c.clock_rate)
+    c.clock_rate = 90000;
+  amcc_receiver *r = proto->receiver->create (&c, now);
+  if (!r)
+    return NULL;
+  r->proto = proto;
+  r->cfg = c;
+  r->rng = c.seed;
+  return r;
+}
+
+void
+amcc_receiver_free (amcc_receiver *r)
+{
+  if (r)
+    r->proto->receiver->destroy (r);
+}
+
+const amcc_protocol *amcc_receiver_protocol (const amcc_receiver *r) { return r->proto; }
+
+void
+amcc_receiver_set_ssrc (amcc_receiver *r, uint32_t ssrc)
+{
+  r->cfg.ssrc = ssrc;
+  if (r->proto->receiver->set_ssrc)
+    r->proto->receiver->set_ssrc (r, ssrc);
+}
+
+void
+amcc_receiver_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt)
+{
+  r->proto->receiver->on_rtp (r, now, pkt);
+}
+
+void
+amcc_receiver_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
+    uint32_t members)
+{
+  if (ssrc != r->cfg.ssrc && r->proto->receiver->on_sender_report)
+    r->proto->receiver->on_sender_report (r, now, ssrc, members);
+}
+
+amcc_app_result
+amcc_receiver_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc, const char name[4],
+    uint8_t subtype, const uint8_t *data, size_t len)
+{
+  if (ssrc == r->cfg.ssrc)
+    return AMCC_APP_IGNORED;        /* our own, looped back */
+  return r->proto->receiver->on_app (r, now, ssrc, name, subtype, data, len);
+}
+
+int
+amcc_receiver_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap,
+    amcc_app *out)
+{
+  return r->proto->receiver->next_app (r, now, buf, cap, out);
+}
+
+amcc_time
+amcc_receiver_early_due (amcc_receiver *r, amcc_time now)
+{
+  return r->proto->receiver->early_due ? r->proto->receiver->early_due (r, now)
+      : AMCC_TIME_NONE;
+}
+
+void
+amcc_receiver_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st)
+{
+  memset (st, 0, sizeof *st);
+  st->mode = "";
+  r->proto->receiver->get_stats (r, now, st);
+}

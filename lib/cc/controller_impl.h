@@ -1,0 +1,44 @@
+/* controller_impl.h - what a protocol adapter (asmp_controller.c, tfmcc_controller.c) builds on:
+ * the base of each role, which the adapter's own struct embeds as its first member, the table of
+ * receiver views and the random numbers. Not installed: callers see only amcc/controller.h. */
+#ifndef AMCC_CONTROLLER_IMPL_H
+#define AMCC_CONTROLLER_IMPL_H
+#include "amcc/controller.h"
+
+/* Receivers seen by a sender: open addressing on SSRC (linear probing, backward-shift removal),
+ * O(1) per RTCP packet like the elements' hash table it replaces. */
+typedef struct amcc_peer_slot {
+  int used;
+  amcc_peer p;
+} amcc_peer_slot;
+
+typedef struct amcc_peers {
+  amcc_peer_slot *slot;
+  size_t cap, n;               /* cap: 0 or a power of 2, at most half full */
+} amcc_peers;
+
+amcc_peer *amcc_peers_get (amcc_peers *t, uint32_t ssrc);        /* adds; NULL: out of memory */
+amcc_peer *amcc_peers_find (const amcc_peers *t, uint32_t ssrc);
+void amcc_peers_remove (amcc_peers *t, uint32_t ssrc);
+/* Receivers whose `heard` is within `timeout` of now. */
+uint32_t amcc_peers_alive (const amcc_peers *t, amcc_time now, amcc_time timeout);
+
+struct amcc_sender {
+  const amcc_protocol *proto;
+  amcc_ctl_config cfg;         /* receiver_timeout resolved; min/max as last set */
+  amcc_peers peers;
+};
+
+struct amcc_receiver {
+  const amcc_protocol *proto;
+  amcc_ctl_config cfg;         /* cfg.ssrc follows amcc_receiver_set_ssrc */
+  uint64_t rng;
+};
+
+/* Uniform in [0, 1) from the role's generator (splitmix64). */
+double amcc_ctl_uniform (uint64_t *state);
+
+extern const amcc_protocol amcc_asmp_protocol;
+extern const amcc_protocol amcc_tfmcc_protocol;
+
+#endif
