@@ -56,7 +56,7 @@ struct _GstAsmpSink {
 
   GMutex lock;                  /* everything below */
   GstAmNetConfig net;
-  GstAmProtocol protocol;
+  gint protocol;                /* GST_TYPE_AM_PROTOCOL: index into lib/cc's registry */
   guint initial_bps, min_bps, max_bps, target_bps;
   GstElement *encoder_prop;
   guint rtcp_interval_ms, receiver_timeout_ms;
@@ -253,16 +253,17 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
   return appended;
 }
 
-/* ---- TFMCC: extra RTCP packets carrying the sender APP ---- */
+/* ---- extra RTCP packets carrying the sender APP, as lib/cc asks (TFMCC) ---- */
 static gboolean early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data);
 
 static void
 arm_early_locked (GstAsmpSink * self)
 {
-  gint64 iv = self->cc ? gst_am_cc_sender_early_interval (self->cc) : 0;
+  gint64 now = gst_am_now ();
+  gint64 due = self->cc ? gst_am_cc_sender_early_due (self->cc, now) : 0;
 
-  if (iv > 0 && !self->early_id)
-    self->early_id = gst_am_timer_start (iv, early_cb, GST_OBJECT (self));
+  if (due > 0 && !self->early_id)
+    self->early_id = gst_am_timer_start (MAX (due - now, 0), early_cb, GST_OBJECT (self));
 }
 
 static gboolean
@@ -427,11 +428,11 @@ start_locked (GstAsmpSink * self)
   gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
   GST_INFO_OBJECT (self, "sending to %s:%d (%s), RTCP on %d", self->net.address,
       self->net.port, mc ? "multicast" : "unicast", self->net.port + 1);
-  g_object_set (self->rtpbin, "rtp-profile", self->protocol == GST_AM_PROTOCOL_TFMCC ?
-      3 /* AVPF: allows early RTCP */ : 1 /* AVP */ , NULL);
+  g_object_set (self->rtpbin, "rtp-profile",
+      gst_am_protocol_rtp_profile (gst_am_protocol_get (self->protocol)), NULL);
   gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
 
-  cfg.protocol = self->protocol;
+  cfg.protocol = gst_am_protocol_get (self->protocol);
   cfg.initial_bps = self->initial_bps;
   cfg.min_bps = self->min_bps;
   cfg.max_bps = self->max_bps;
@@ -544,7 +545,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
   g_mutex_init (&self->lock);
   gst_am_net_config_init (&self->net);
   gst_am_encoder_init (&self->enc);
-  self->protocol = GST_AM_PROTOCOL_ASMP;
+  self->protocol = GST_AM_PROTOCOL_DEFAULT;
   self->initial_bps = DEFAULT_INITIAL_BPS;
   self->min_bps = DEFAULT_MIN_BPS;
   self->max_bps = DEFAULT_MAX_BPS;
@@ -639,7 +640,7 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
       "namespace; our own looped RTCP is dropped)", FALSE, rw_ready);
   props[PROP_PROTOCOL] = g_param_spec_enum ("protocol", "Protocol",
       "Congestion control: asmp, or tfmcc as the comparator", GST_TYPE_AM_PROTOCOL,
-      GST_AM_PROTOCOL_ASMP, rw_ready);
+      GST_AM_PROTOCOL_DEFAULT, rw_ready);
   props[PROP_INITIAL_BITRATE] = g_param_spec_uint ("initial-bitrate", "Initial bitrate",
       "Target before any receiver report (bit/s); applied to the encoder at start",
       1, G_MAXUINT, DEFAULT_INITIAL_BPS, rw_ready);

@@ -40,7 +40,7 @@ struct _GstAsmpSrc {
   GMutex lock;                  /* everything below */
   GstAmNetConfig net;
   gchar *rtcp_address;
-  GstAmProtocol protocol;
+  gint protocol;                /* GST_TYPE_AM_PROTOCOL: index into lib/cc's registry */
   GstCaps *caps;
   guint rtcp_interval_ms, latency_ms;
   gchar *trace_dir;
@@ -84,7 +84,7 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
 static void
 arm_early_locked (GstAsmpSrc * self, gint64 now)
 {
-  gint64 due = self->cc ? gst_am_cc_receiver_report_due (self->cc) : 0;
+  gint64 due = self->cc ? gst_am_cc_receiver_report_due (self->cc, now) : 0;
 
   if (due <= 0 || self->early_id || GST_STATE (self) != GST_STATE_PLAYING)
     return;
@@ -294,13 +294,17 @@ start_locked (GstAsmpSrc * self)
   gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
   gst_am_net_setup_udpsink (self->rtcp_sink, &self->net, rtcp_to, self->net.port + 1);
   g_object_set (self->rtpbin, "latency", self->latency_ms, "rtp-profile",
-      self->protocol == GST_AM_PROTOCOL_TFMCC ? 3 /* AVPF */ : 1 /* AVP */ , NULL);
+      gst_am_protocol_rtp_profile (gst_am_protocol_get (self->protocol)), NULL);
   gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
 
-  cfg.protocol = self->protocol;
+  cfg.protocol = gst_am_protocol_get (self->protocol);
   cfg.rtcp_interval_ms = self->rtcp_interval_ms;
   cfg.clock_rate = clock_rate > 0 ? clock_rate : 90000;
   self->cc = gst_am_cc_receiver_new (&cfg, gst_am_now (), gst_am_internal_ssrc (self->rtpbin));
+  if (!self->cc) {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT, (NULL), ("lib/cc rejected the parameters"));
+    return FALSE;
+  }
   self->last_early = 0;
   if (self->trace_dir && !gst_am_trace_open_pair (self->trace_dir, "rd.txt", &self->rd,
           "stats.csv", "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested,mode,queue_s",
@@ -369,7 +373,7 @@ gst_asmp_src_init (GstAsmpSrc * self)
 
   g_mutex_init (&self->lock);
   gst_am_net_config_init (&self->net);
-  self->protocol = GST_AM_PROTOCOL_ASMP;
+  self->protocol = GST_AM_PROTOCOL_DEFAULT;
   self->caps = gst_caps_from_string (DEFAULT_CAPS);
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
   self->latency_ms = DEFAULT_LATENCY_MS;
@@ -455,7 +459,7 @@ gst_asmp_src_class_init (GstAsmpSrcClass * klass)
       "share this network namespace; our own looped RTCP is dropped)", FALSE, rw_ready);
   props[PROP_PROTOCOL] = g_param_spec_enum ("protocol", "Protocol",
       "Congestion control: asmp, or tfmcc as the comparator (must match the sender)",
-      GST_TYPE_AM_PROTOCOL, GST_AM_PROTOCOL_ASMP, rw_ready);
+      GST_TYPE_AM_PROTOCOL, GST_AM_PROTOCOL_DEFAULT, rw_ready);
   props[PROP_CAPS] = g_param_spec_boxed ("caps", "Caps",
       "RTP caps of the stream (default " DEFAULT_CAPS ")", GST_TYPE_CAPS, rw_ready);
   props[PROP_RTCP_INTERVAL] = g_param_spec_uint ("rtcp-interval", "RTCP interval",

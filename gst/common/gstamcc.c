@@ -1,16 +1,45 @@
-/* gstamcc.c - RTCP walking/appending and the sender side of the lib/cc glue. */
+/* gstamcc.c - RTCP walking/appending, the protocol enum and the sender side of the lib/cc glue. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 #include "gstamcc.h"
 
 #include <gst/rtp/gstrtcpbuffer.h>
+#include <gst/rtp/gstrtpdefs.h>
 #include <string.h>
-#include <amcc/asmp.h>
-#include <amcc/rtt.h>
-#include <amcc/tfmcc.h>
 
-#define MAX_ECHO 128            /* echo entries per SR at most (the MTU usually binds first) */
+GType
+gst_am_protocol_get_type (void)
+{
+  static gsize id = 0;
+
+  if (g_once_init_enter (&id)) {
+    gsize i, n = amcc_protocol_count ();
+    GEnumValue *v = g_new0 (GEnumValue, n + 1);      /* lives as long as the type */
+    for (i = 0; i < n; i++) {
+      v[i].value = (gint) i;
+      v[i].value_name = amcc_protocol_at (i)->description;
+      v[i].value_nick = amcc_protocol_at (i)->name;
+    }
+    g_once_init_leave (&id, g_enum_register_static ("GstAmProtocol", v));
+  }
+  return (GType) id;
+}
+
+const amcc_protocol *
+gst_am_protocol_get (gint value)
+{
+  const amcc_protocol *p = value >= 0 ? amcc_protocol_at ((gsize) value) : NULL;
+
+  return p ? p : amcc_protocol_at (GST_AM_PROTOCOL_DEFAULT);
+}
+
+gint
+gst_am_protocol_rtp_profile (const amcc_protocol * p)
+{
+  /* AVPF allows the early RTCP a protocol may need to work at all */
+  return p->rtp_profile == AMCC_RTP_AVPF ? GST_RTP_PROFILE_AVPF : GST_RTP_PROFILE_AVP;
+}
 
 guint32
 gst_am_ntp_mid32 (gint64 wall_ns)
@@ -142,73 +171,63 @@ gst_am_rtcp_append_app (GstBuffer * buf, guint8 subtype, guint32 ssrc,
   return ok;
 }
 
+void
+gst_am_cc_count_app (GstAmCcCounters * c, amcc_app_result res)
+{
+  if (res == AMCC_APP_TAKEN || res == AMCC_APP_MALFORMED)
+    c->app_in++;
+  if (res == AMCC_APP_MALFORMED)
+    c->app_malformed++;
+  else if (res == AMCC_APP_FOREIGN)
+    c->app_foreign++;
+}
+
+gboolean
+gst_am_cc_append_app (GstAmCcCounters * c, GstBuffer * buf, guint32 own_ssrc, gint ret,
+    const amcc_app * app, const guint8 * payload)
+{
+  if (ret == AMCC_ERR_NOSPACE)
+    c->app_no_room++;
+  if (ret <= 0)
+    return FALSE;
+  if (!gst_am_rtcp_append_app (buf, app->subtype, own_ssrc, app->name, payload, app->len)) {
+    c->app_no_room++;
+    return FALSE;
+  }
+  c->app_sent++;
+  return TRUE;
+}
+
 /* ---------------------------------------------------------------- sender */
 
-typedef struct {
-  guint32 ssrc;
-  gint64 last;                  /* wall ns of the last report */
-  gdouble rate_bps, loss, rtt_s, jitter_s;
-  gboolean congested;
-  gdouble echo_rtt_s;           /* our RTCP RTT for it (eq. 9), 0 = unknown */
-  gint64 heard;                 /* TFMCC: wall ns of its last RTCP about us (RR or report) */
-} ReceiverView;
-
 struct _GstAmCcSender {
-  GstAmCcConfig cfg;
   GstAmCcCounters c;
-  amcc_asmp_sender *asmp;
-  struct amcc_tfmcc_sender *tfmcc;
-  GHashTable *rx;               /* ssrc -> ReceiverView, for stats only */
+  amcc_sender *cc;
   gint64 now;                   /* time of the event being handled */
   guint32 own_ssrc;
   guint64 packets, bytes, bytes_at_stats;
   gint64 stats_time;
 };
 
-static ReceiverView *
-view (GstAmCcSender * s, guint32 ssrc)
-{
-  ReceiverView *v = g_hash_table_lookup (s->rx, GUINT_TO_POINTER (ssrc));
-
-  if (!v) {
-    v = g_new0 (ReceiverView, 1);
-    v->ssrc = ssrc;
-    g_hash_table_insert (s->rx, GUINT_TO_POINTER (ssrc), v);
-  }
-  return v;
-}
-
 GstAmCcSender *
 gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now)
 {
-  GstAmCcSender *s = g_new0 (GstAmCcSender, 1);
+  GstAmCcSender *s;
+  amcc_ctl_config c;
+  amcc_sender *cc;
 
-  s->cfg = *cfg;
-  s->rx = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  s->stats_time = now;
-  if (cfg->protocol == GST_AM_PROTOCOL_TFMCC) {
-    struct amcc_tfmcc_params p;
-    amcc_tfmcc_params_init (&p);
-    /* slowstart from the encoder's initial bitrate, not 1 packet per R_max (docs/elements.md) */
-    p.initial_rate_bps = cfg->initial_bps;
-    p.min_rate_bps = cfg->min_bps;
-    p.max_rate_bps = cfg->max_bps;
-    s->tfmcc = amcc_tfmcc_sender_new (&p, now);
-  } else {
-    amcc_asmp_params p;
-    amcc_asmp_params_init (&p);
-    p.initial_rate_bps = cfg->initial_bps;
-    p.min_rate_bps = cfg->min_bps;
-    p.max_rate_bps = cfg->max_bps;
-    /* a receiver is gone after 3 silent RTCP intervals (spec: "e.g. after 3 intervals") */
-    p.receiver_timeout = (gint64) (cfg->receiver_timeout_ms ? cfg->receiver_timeout_ms
-        : MAX (cfg->rtcp_interval_ms, 1) * 3) * GST_MSECOND;
-    s->asmp = amcc_asmp_sender_new (&p, now);
-  }
-  if (!s->asmp && !s->tfmcc) {
-    gst_am_cc_sender_free (s);
+  amcc_ctl_config_init (&c);
+  c.initial_bps = cfg->initial_bps;
+  c.min_bps = cfg->min_bps;
+  c.max_bps = cfg->max_bps;
+  c.rtcp_interval = (gint64) MAX (cfg->rtcp_interval_ms, 1) * GST_MSECOND;
+  c.receiver_timeout = (gint64) cfg->receiver_timeout_ms * GST_MSECOND;
+  c.seed = ((guint64) g_random_int () << 32) | g_random_int ();
+  if (!(cc = amcc_sender_new (cfg->protocol, &c, now)))
     return NULL;
-  }
+  s = g_new0 (GstAmCcSender, 1);
+  s->cc = cc;
+  s->stats_time = now;
   return s;
 }
 
@@ -217,11 +236,7 @@ gst_am_cc_sender_free (GstAmCcSender * s)
 {
   if (!s)
     return;
-  if (s->asmp)
-    amcc_asmp_sender_free (s->asmp);
-  if (s->tfmcc)
-    amcc_tfmcc_sender_free (s->tfmcc);
-  g_hash_table_destroy (s->rx);
+  amcc_sender_free (s->cc);
   g_free (s);
 }
 
@@ -230,26 +245,17 @@ gst_am_cc_sender_on_rtp_sent (GstAmCcSender * s, gint64 now, gsize bytes)
 {
   s->packets++;
   s->bytes += bytes;
-  if (s->tfmcc)
-    amcc_tfmcc_sender_on_packet_sent (s->tfmcc, now, bytes);
+  amcc_sender_on_rtp_sent (s->cc, now, bytes);
 }
 
 static void
 tx_report_block (gpointer u, guint32 reporter, guint32 about, guint32 lsr, guint32 dlsr)
 {
   GstAmCcSender *s = u;
-  amcc_time rtt;
 
-  /* TFMCC counts receivers by their RTCP: suppression keeps most TFMR reports rare (4.5) */
-  if (about == s->own_ssrc && s->tfmcc)
-    view (s, reporter)->heard = s->now;
-  if (about != s->own_ssrc || !s->asmp)
-    return;
-  /* eq. 9 (A - LSR - DLSR) is computed by lib/cc; A is our wall clock as NTP 16.16 */
-  if (amcc_rtcp_rtt (gst_am_ntp_mid32 (s->now), lsr, dlsr, &rtt) != AMCC_OK)
-    return;
-  if (amcc_asmp_sender_on_report_block (s->asmp, s->now, reporter, rtt) == AMCC_OK)
-    view (s, reporter)->echo_rtt_s = amcc_time_to_s (rtt);
+  /* A of eq. 9 (A - LSR - DLSR): our wall clock as NTP 16.16, the clock rtpsession's SRs use */
+  amcc_sender_on_report_block (s->cc, s->now, reporter, about, lsr, dlsr,
+      gst_am_ntp_mid32 (s->now));
 }
 
 static void
@@ -257,47 +263,9 @@ tx_app (gpointer u, guint32 ssrc, const gchar * name, guint8 subtype,
     const guint8 * data, gsize len)
 {
   GstAmCcSender *s = u;
-  ReceiverView *v;
 
-  if (s->asmp && memcmp (name, AMCC_ASMP_APP_NAME, 4) == 0) {
-    amcc_asmp_report r;
-    if (subtype == AMCC_ASMP_SUBTYPE_ECHO)
-      return;                   /* another sender's echo (or our own, looped back) */
-    s->c.app_in++;
-    if (subtype != AMCC_ASMP_SUBTYPE_REPORT
-        || amcc_asmp_report_decode (data, len, &r) != AMCC_OK
-        || amcc_asmp_sender_on_report (s->asmp, s->now, ssrc, &r) != AMCC_OK) {
-      s->c.app_malformed++;
-      return;
-    }
-    v = view (s, ssrc);
-    v->last = s->now;
-    v->rate_bps = r.rate_bps;
-    v->loss = r.loss;
-    v->rtt_s = r.rtt_s;
-    v->jitter_s = r.jitter_s;
-    v->congested = r.ci == AMCC_CI_CONGESTED;
-  } else if (s->tfmcc && memcmp (name, AMCC_TFMCC_APP_REPORT, 4) == 0) {
-    struct amcc_tfmcc_report r;
-    s->c.app_in++;
-    if (amcc_tfmcc_report_decode (&r, data, len) < 0) {
-      s->c.app_malformed++;
-      return;
-    }
-    amcc_tfmcc_sender_on_report (s->tfmcc, s->now, ssrc, &r);
-    if (r.leaving) {            /* RFC 4654 4: the leave flag, like a BYE */
-      g_hash_table_remove (s->rx, GUINT_TO_POINTER (ssrc));
-      return;
-    }
-    v = view (s, ssrc);
-    v->heard = s->now;
-    v->last = s->now;
-    v->rate_bps = r.rate_bps;
-    v->loss = r.loss_event_rate;
-    v->congested = r.have_loss;
-  } else if (memcmp (name, AMCC_TFMCC_APP_SENDER, 4) != 0) {
-    s->c.app_foreign++;
-  }
+  gst_am_cc_count_app (&s->c, amcc_sender_on_app (s->cc, s->now, ssrc, name, subtype, data,
+          len));
 }
 
 static void
@@ -305,11 +273,7 @@ tx_bye (gpointer u, guint32 ssrc)
 {
   GstAmCcSender *s = u;
 
-  if (s->asmp)
-    amcc_asmp_sender_on_bye (s->asmp, s->now, ssrc);
-  if (s->tfmcc)
-    amcc_tfmcc_sender_on_bye (s->tfmcc, s->now, ssrc);
-  g_hash_table_remove (s->rx, GUINT_TO_POINTER (ssrc));
+  amcc_sender_on_bye (s->cc, s->now, ssrc);
 }
 
 void
@@ -319,6 +283,7 @@ gst_am_cc_sender_on_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf, guint3
 
   s->now = now;
   s->own_ssrc = own_ssrc;
+  amcc_sender_set_ssrc (s->cc, own_ssrc);
   s->c.rtcp_in++;
   if (!gst_am_rtcp_walk (buf, &visitor, s))
     s->c.rtcp_malformed++;
@@ -328,75 +293,35 @@ gboolean
 gst_am_cc_sender_on_sending_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf,
     guint32 own_ssrc)
 {
-  gsize room = gst_am_rtcp_app_room (buf);
-  guint8 payload[AMCC_ASMP_ECHO_HEADER_LEN + MAX_ECHO * AMCC_ASMP_ECHO_ENTRY_LEN];
-  gsize written = 0;
-  gboolean ok;
+  guint8 payload[GST_AM_APP_MAX];
+  amcc_app app;
+  gint ret;
 
   s->own_ssrc = own_ssrc;
-  if (s->asmp) {
-    amcc_asmp_echo_entry e[MAX_ECHO];
-    size_t n = MIN ((size_t) AMCC_ASMP_ECHO_FIT (room), (size_t) MAX_ECHO);
-    if (room < AMCC_ASMP_ECHO_HEADER_LEN) {
-      s->c.app_no_room++;
-      return FALSE;
-    }
-    /* ask only for what fits, so no fresh RTT is consumed and then dropped */
-    n = amcc_asmp_sender_fill_echo (s->asmp, now, e, n);
-    if (amcc_asmp_echo_encode (e, n, payload, sizeof (payload), &written) != AMCC_OK)
-      return FALSE;
-    ok = gst_am_rtcp_append_app (buf, AMCC_ASMP_SUBTYPE_ECHO, own_ssrc,
-        AMCC_ASMP_APP_NAME, payload, written);
-  } else {
-    struct amcc_tfmcc_sender_info info;
-    int w;
-    if (room < AMCC_TFMCC_SENDER_INFO_LEN) {
-      s->c.app_no_room++;
-      return FALSE;
-    }
-    amcc_tfmcc_sender_fill_info (s->tfmcc, now, &info);
-    w = amcc_tfmcc_sender_info_encode (&info, payload, sizeof (payload));
-    if (w < 0)
-      return FALSE;
-    ok = gst_am_rtcp_append_app (buf, 0, own_ssrc, AMCC_TFMCC_APP_SENDER, payload, w);
-  }
-  if (ok)
-    s->c.app_sent++;
-  else
-    s->c.app_no_room++;
-  return ok;
+  amcc_sender_set_ssrc (s->cc, own_ssrc);
+  ret = amcc_sender_next_app (s->cc, now, payload, MIN (gst_am_rtcp_app_room (buf),
+          sizeof (payload)), &app);
+  return gst_am_cc_append_app (&s->c, buf, own_ssrc, ret, &app, payload);
 }
 
 guint
 gst_am_cc_sender_rate (GstAmCcSender * s, gint64 now)
 {
-  gdouble r = s->asmp ? amcc_asmp_sender_rate (s->asmp, now)
-      : amcc_tfmcc_sender_rate (s->tfmcc, now);
-
-  if (!(r >= s->cfg.min_bps))
-    r = s->cfg.min_bps;
-  if (r > s->cfg.max_bps)
-    r = s->cfg.max_bps;
-  return (guint) r;
+  return (guint) amcc_sender_rate (s->cc, now);
 }
 
 gint64
-gst_am_cc_sender_early_interval (GstAmCcSender * s)
+gst_am_cc_sender_early_due (GstAmCcSender * s, gint64 now)
 {
-  struct amcc_tfmcc_sender_state st;
+  amcc_time due = amcc_sender_early_due (s->cc, now);
 
-  if (!s->tfmcc)
-    return 0;
-  /* tfmcc.h: extra sender APPs about every R_max / 4 keep feedback rounds going */
-  amcc_tfmcc_sender_get_state (s->tfmcc, &st);
-  return (gint64) (st.r_max_s / 4 * GST_SECOND);
+  return due == AMCC_TIME_NONE ? 0 : due;
 }
 
 void
 gst_am_cc_sender_set_limits (GstAmCcSender * s, guint min_bps, guint max_bps)
 {
-  s->cfg.min_bps = min_bps;
-  s->cfg.max_bps = max_bps;
+  amcc_sender_set_limits (s->cc, min_bps, max_bps);
 }
 
 const GstAmCcCounters *
@@ -409,78 +334,42 @@ GstStructure *
 gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
 {
   GValue arr = G_VALUE_INIT;
-  GHashTableIter it;
-  gpointer val;
   GstStructure *st;
+  amcc_sender_stats cs;
+  const amcc_peer *p;
+  gsize it = 0;
   gdouble dt = (now - s->stats_time) / 1e9;
   gdouble sent_bps = dt > 0 ? (s->bytes - s->bytes_at_stats) * 8.0 / dt : 0;
-  guint receivers = 0;
-  guint32 slowest = 0;
-  gdouble slowest_bps = 0;
 
   s->stats_time = now;
   s->bytes_at_stats = s->bytes;
-  if (s->asmp) {
-    amcc_asmp_sender_stats as;
-    amcc_asmp_sender_get_stats (s->asmp, &as);
-    receivers = as.receivers;
-    if (as.rated) {
-      slowest = as.slowest_ssrc;
-      slowest_bps = as.slowest_rate_bps;
-    }
-  } else {
-    struct amcc_tfmcc_sender_state ts;
-    amcc_tfmcc_sender_get_state (s->tfmcc, &ts);
-    /* heard within the ASMP receiver timeout (3 RTCP intervals unless set) */
-    gint64 timeout = (gint64) (s->cfg.receiver_timeout_ms ? s->cfg.receiver_timeout_ms
-        : MAX (s->cfg.rtcp_interval_ms, 1) * 3) * GST_MSECOND;
-    g_hash_table_iter_init (&it, s->rx);
-    while (g_hash_table_iter_next (&it, NULL, &val)) {
-      ReceiverView *v = val;
-      if (v->heard && now - v->heard <= timeout)
-        receivers++;
-    }
-    if (ts.has_clr) {
-      slowest = ts.clr_ssrc;
-      slowest_bps = ts.clr_rate_bps;
-    }
-  }
+  amcc_sender_get_stats (s->cc, now, &cs);
 
   g_value_init (&arr, GST_TYPE_ARRAY);
-  g_hash_table_iter_init (&it, s->rx);
-  while (g_hash_table_iter_next (&it, NULL, &val)) {
-    ReceiverView *v = val;
+  while ((p = amcc_sender_next_peer (s->cc, &it))) {
     GValue sv = G_VALUE_INIT;
-    gint64 seen = MAX (v->last, v->heard);
-    /* stats only: forget receivers silent for 10 RTCP intervals */
-    if (seen && now - seen > (gint64) s->cfg.rtcp_interval_ms * 10 * GST_MSECOND) {
-      g_hash_table_iter_remove (&it);
-      continue;
-    }
-    if (!v->last)
-      continue;                 /* TFMCC: heard (RR) but no report yet */
     g_value_init (&sv, GST_TYPE_STRUCTURE);
     g_value_take_boxed (&sv, gst_structure_new ("receiver",
-            "ssrc", G_TYPE_UINT, v->ssrc,
-            "rate-bps", G_TYPE_DOUBLE, v->rate_bps,
-            "loss", G_TYPE_DOUBLE, v->loss,
-            "rtt-s", G_TYPE_DOUBLE, v->rtt_s,
-            "jitter-s", G_TYPE_DOUBLE, v->jitter_s,
-            "congested", G_TYPE_BOOLEAN, v->congested,
-            "sender-rtt-s", G_TYPE_DOUBLE, v->echo_rtt_s,
-            "age-s", G_TYPE_DOUBLE, v->last ? (now - v->last) / 1e9 : -1.0, NULL));
+            "ssrc", G_TYPE_UINT, p->ssrc,
+            "rate-bps", G_TYPE_DOUBLE, p->rate_bps,
+            "loss", G_TYPE_DOUBLE, p->loss,
+            "rtt-s", G_TYPE_DOUBLE, p->rtt_s,
+            "jitter-s", G_TYPE_DOUBLE, p->jitter_s,
+            "congested", G_TYPE_BOOLEAN, p->congested,
+            "sender-rtt-s", G_TYPE_DOUBLE, p->sender_rtt_s,
+            "age-s", G_TYPE_DOUBLE, (now - p->reported) / 1e9, NULL));
     gst_value_array_append_and_take_value (&arr, &sv);
   }
 
   st = gst_structure_new ("asmpsink-stats",
-      "protocol", G_TYPE_STRING, gst_am_protocol_name (s->cfg.protocol),
+      "protocol", G_TYPE_STRING, amcc_sender_protocol (s->cc)->name,
       "time", G_TYPE_DOUBLE, now / 1e9,
       "ssrc", G_TYPE_UINT, s->own_ssrc,
       "target-bitrate", G_TYPE_UINT, target_bps,
       "sent-bitrate", G_TYPE_DOUBLE, sent_bps,
-      "receivers", G_TYPE_UINT, receivers,
-      "min-receiver-bitrate", G_TYPE_DOUBLE, slowest_bps,
-      "slowest-ssrc", G_TYPE_UINT, slowest,
+      "receivers", G_TYPE_UINT, cs.receivers,
+      "min-receiver-bitrate", G_TYPE_DOUBLE, cs.have_slowest ? cs.slowest_rate_bps : 0.0,
+      "slowest-ssrc", G_TYPE_UINT, cs.have_slowest ? cs.slowest_ssrc : 0,
       "packets-sent", G_TYPE_UINT64, s->packets,
       "bytes-sent", G_TYPE_UINT64, s->bytes,
       "rtcp-received", G_TYPE_UINT64, s->c.rtcp_in,

@@ -1,20 +1,31 @@
-/* gstamcc.h - glue between the elements and lib/cc: translates RTCP buffers (gst_rtcp_buffer
- * parsing, APP packets appended within the RTCP MTU) and RTP packet facts into lib/cc calls for
- * ASMP or TFMCC, keeps counters, and builds the stats structures. No congestion-control
- * arithmetic lives here. Not thread safe: the element serialises calls with its own lock.
- * Times are wall-clock ns (gst_am_now()). */
+/* gstamcc.h - glue between the elements and lib/cc's controller interface (amcc/controller.h):
+ * translates RTCP buffers (gst_rtcp_buffer parsing, APP packets appended within the RTCP MTU)
+ * and RTP packet facts into amcc_sender / amcc_receiver calls, keeps counters, and builds the
+ * stats structures. It knows no protocol: lib/cc's registry does (the `protocol` enum is made
+ * from it), and no congestion-control policy lives here. Not thread safe: the element
+ * serialises calls with its own lock. Times are wall-clock ns (gst_am_now()). */
 #ifndef GST_AM_CC_H
 #define GST_AM_CC_H
 #include <gst/gst.h>
+#include <amcc/controller.h>
 #include "gstamnet.h"
 
 G_BEGIN_DECLS
 
+/* The elements' `protocol` property: a GEnum over lib/cc's registry (value = registry index,
+ * nick = protocol name, e.g. "asmp", "tfmcc"). */
+#define GST_AM_PROTOCOL_DEFAULT 0       /* the registry's first: asmp */
+#define GST_TYPE_AM_PROTOCOL (gst_am_protocol_get_type ())
+GType gst_am_protocol_get_type (void);
+const amcc_protocol *gst_am_protocol_get (gint value);
+/* The rtpbin "rtp-profile" (GstRTPProfile) the protocol asks for. */
+gint gst_am_protocol_rtp_profile (const amcc_protocol * p);
+
 typedef struct {
-  GstAmProtocol protocol;
+  const amcc_protocol *protocol;
   guint initial_bps, min_bps, max_bps;
   guint rtcp_interval_ms;
-  guint receiver_timeout_ms;      /* sender: forget silent receivers; 0 = 3 RTCP intervals */
+  guint receiver_timeout_ms;      /* sender: forget silent receivers; 0 = lib/cc's default */
   guint clock_rate;               /* receiver: RTP clock rate of the stream */
 } GstAmCcConfig;
 
@@ -51,8 +62,8 @@ gboolean gst_am_cc_sender_on_sending_rtcp (GstAmCcSender * s, gint64 now,
     GstBuffer * buf, guint32 own_ssrc);
 /* The protocol's sending rate, bit/s, clamped to [min, max]. */
 guint gst_am_cc_sender_rate (GstAmCcSender * s, gint64 now);
-/* How often extra (early) RTCP should carry the sender APP; 0 = regular RTCP only. */
-gint64 gst_am_cc_sender_early_interval (GstAmCcSender * s);
+/* When the sender wants its next extra (early) RTCP packet (wall ns), 0 = regular RTCP only. */
+gint64 gst_am_cc_sender_early_due (GstAmCcSender * s, gint64 now);
 void gst_am_cc_sender_set_limits (GstAmCcSender * s, guint min_bps, guint max_bps);
 /* Fields: see docs/elements.md "asmpsink-stats". Also writes the rate.csv numbers. */
 GstStructure *gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps);
@@ -72,7 +83,7 @@ void gst_am_cc_receiver_on_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer * bu
 gboolean gst_am_cc_receiver_on_sending_rtcp (GstAmCcReceiver * r, gint64 now,
     GstBuffer * buf, guint32 own_ssrc);
 /* When the receiver wants its next report sent early (wall ns), or 0 for the regular RTCP. */
-gint64 gst_am_cc_receiver_report_due (GstAmCcReceiver * r);
+gint64 gst_am_cc_receiver_report_due (GstAmCcReceiver * r, gint64 now);
 GstStructure *gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now);
 const GstAmCcCounters *gst_am_cc_receiver_counters (GstAmCcReceiver * r);
 
@@ -90,6 +101,14 @@ typedef struct {
 gboolean gst_am_rtcp_walk (GstBuffer * buf, const GstAmRtcpVisitor * v, gpointer u);
 /* NTP middle 32 bits of a wall-clock time (for A in A - LSR - DLSR). */
 guint32 gst_am_ntp_mid32 (gint64 wall_ns);
+/* Counts what the controller made of an incoming APP. */
+void gst_am_cc_count_app (GstAmCcCounters * c, amcc_app_result res);
+/* Appends the APP that *_next_app returned (ret, app, payload) to buf and counts the outcome;
+ * TRUE if appended. */
+gboolean gst_am_cc_append_app (GstAmCcCounters * c, GstBuffer * buf, guint32 own_ssrc,
+    gint ret, const amcc_app * app, const guint8 * payload);
+/* APP payload buffer the glue hands to *_next_app (the RTCP MTU binds first). */
+#define GST_AM_APP_MAX 1500
 
 G_END_DECLS
 #endif

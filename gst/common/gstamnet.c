@@ -9,28 +9,6 @@
 #include <gst/rtp/gstrtcpbuffer.h>
 #include <string.h>
 
-GType
-gst_am_protocol_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_AM_PROTOCOL_ASMP, "ASMP (Adaptive Smooth Multicast Protocol)", "asmp"},
-    {GST_AM_PROTOCOL_TFMCC, "TFMCC (RFC 4654, comparator)", "tfmcc"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstAmProtocol", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-const gchar *
-gst_am_protocol_name (GstAmProtocol p)
-{
-  return p == GST_AM_PROTOCOL_TFMCC ? "tfmcc" : "asmp";
-}
-
 void
 gst_am_net_config_init (GstAmNetConfig * c)
 {

@@ -30,14 +30,6 @@ gst_am_be64 (const guint8 * p)
 #define GST_AM_EXT_URI_NTP64 "urn:ietf:params:rtp-hdrext:ntp-64"
 #define GST_AM_EXT_URI_EXTSEQ "urn:gst-amcast:extseq"
 
-typedef enum {
-  GST_AM_PROTOCOL_ASMP = 0,
-  GST_AM_PROTOCOL_TFMCC = 1,
-} GstAmProtocol;
-#define GST_TYPE_AM_PROTOCOL (gst_am_protocol_get_type ())
-GType gst_am_protocol_get_type (void);
-const gchar *gst_am_protocol_name (GstAmProtocol p);
-
 /* Network settings common to both elements. */
 typedef struct {
   gchar *address;        /* RTP destination / group */

@@ -1,0 +1,498 @@
+/* test_controller.c - every protocol of the registry driven through amcc/controller.h alone: one
+ * sender and a few receivers exchange RTP facts, report blocks and the APP payloads the roles
+ * make, on a simulated network (per receiver: a drop-tail bottleneck, random loss, a one-way
+ * delay; RTCP every 500 ms plus the early packets the roles ask for). Only the registry test
+ * and one TFMCC wire check name a protocol: a new protocol is tested by registering it.
+ * Asserted for each protocol: the rate rises on a clean path and falls when loss appears;
+ * it settles near a bottleneck; a receiver gone silent is dropped after the timeout and stops
+ * holding the rate down; limits changed while running clamp at once (and what the sender
+ * advertises follows); bad APPs are counted as such. Deterministic: simulated clock, seeded
+ * random numbers. */
+#include <amcc/controller.h>
+#include <amcc/rtt.h>
+#include <amcc/tfmcc.h>
+#include <stdio.h>
+#include <string.h>
+#include "amtest.h"
+
+#define MS AMCC_NS_PER_MS
+#define SEC AMCC_NS_PER_S
+#define TICK MS
+#define PKT 1000                        /* RTP packet, bytes */
+#define MAXRX 4
+#define RING 8192
+#define MAXMSG 256
+#define CAP 512                         /* APP payload room */
+#define SENDER_SSRC 0x5E4D0001u
+#define IV (500 * MS)                   /* RTCP interval */
+#define EARLY_GAP (50 * MS)             /* as the elements: early RTCP at most every 50 ms */
+
+static const char *pname = "";
+#define CHECK(cond) do { int ok_ = !!(cond); if (!ok_) fprintf (stderr, "  [%s] %s\n", pname, \
+      #cond); AMT_CHECK (ok_); } while (0)
+
+typedef struct { amcc_time arr, sent; uint32_t seq; } inflight;
+
+typedef struct {
+  amcc_receiver *r;
+  uint32_t ssrc;
+  double cap_bps;                       /* bottleneck, 0 = none */
+  double loss;                          /* random loss probability on its path */
+  amcc_time delay, buffer, link_free;   /* one-way delay; drop-tail queue in time */
+  inflight q[RING];
+  int head, tail;
+  amcc_time next_rtcp, last_early;
+  int silent;                           /* sends no RTCP (crashed, no BYE) */
+  uint32_t lsr;                         /* last SR: NTP 16.16 and arrival */
+  amcc_time sr_arrival;
+} node;
+
+typedef struct {
+  amcc_time at;
+  int to;                               /* -1 = the sender */
+  uint32_t from, lsr, dlsr;
+  int sr, rb, has_app;
+  amcc_app app;
+  uint8_t data[CAP];
+} msg;
+
+typedef struct {
+  const amcc_protocol *proto;
+  amcc_sender *s;
+  node n[MAXRX];
+  int nn;
+  msg m[MAXMSG];
+  amcc_time now, next_send, next_sr, sender_early;
+  uint32_t seq;
+  uint64_t rng;
+} sim;
+
+static double
+uniform (uint64_t *st)
+{
+  uint64_t z = (*st += UINT64_C (0x9E3779B97F4A7C15));
+  z = (z ^ (z >> 30)) * UINT64_C (0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C (0x94D049BB133111EB);
+  return (double) ((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
+
+static void
+post (sim *S, const msg *m)
+{
+  for (int i = 0; i < MAXMSG; i++)
+    if (!S->m[i].at) {
+      S->m[i] = *m;
+      return;
+    }
+  AMT_CHECK (!"message table full");
+}
+
+static void
+sim_init (sim *S, const amcc_protocol *p, int nn, double initial_bps, double max_bps)
+{
+  amcc_ctl_config c;
+
+  memset (S, 0, sizeof *S);
+  S->proto = p;
+  S->nn = nn;
+  S->rng = 42;
+  amcc_ctl_config_init (&c);
+  c.initial_bps = initial_bps;
+  c.max_bps = max_bps;
+  c.rtcp_interval = IV;
+  c.ssrc = SENDER_SSRC;
+  c.seed = 1;
+  S->s = amcc_sender_new (p, &c, 0);
+  AMT_CHECK (S->s != NULL);
+  for (int i = 0; i < nn; i++) {
+    node *n = &S->n[i];
+    c.ssrc = 0x100 + (uint32_t) i;
+    c.seed = 7 + (uint64_t) i;
+    n->r = amcc_receiver_new (p, &c, 0);
+    AMT_CHECK (n->r != NULL);
+    n->ssrc = c.ssrc;
+    n->delay = 20 * MS;
+    n->buffer = 100 * MS;
+    n->next_rtcp = IV + (amcc_time) i * 37 * MS;        /* staggered */
+  }
+  S->next_sr = IV / 2;
+  S->sender_early = amcc_sender_early_due (S->s, 0);
+}
+
+static void
+sim_free (sim *S)
+{
+  for (int i = 0; i < S->nn; i++)
+    amcc_receiver_free (S->n[i].r);
+  amcc_sender_free (S->s);
+}
+
+/* One RTP packet into every receiver's path. */
+static void
+send_packet (sim *S)
+{
+  S->seq++;
+  amcc_sender_on_rtp_sent (S->s, S->now, PKT);
+  for (int i = 0; i < S->nn; i++) {
+    node *n = &S->n[i];
+    amcc_time dep = S->now;
+    if (n->loss > 0 && uniform (&S->rng) < n->loss)
+      continue;
+    if (n->cap_bps > 0) {
+      if (n->link_free - S->now > n->buffer)
+        continue;                                       /* drop-tail */
+      dep = (n->link_free > S->now ? n->link_free : S->now)
+          + amcc_time_from_s (8.0 * PKT / n->cap_bps);
+      n->link_free = dep;
+    }
+    n->q[n->tail] = (inflight) { dep + n->delay, S->now, S->seq };
+    n->tail = (n->tail + 1) % RING;
+    AMT_CHECK (n->tail != n->head);
+  }
+}
+
+static void
+sender_rtcp (sim *S)
+{
+  msg m = { .sr = 1, .from = SENDER_SSRC, .lsr = amcc_time_to_ntp_mid32 (S->now) };
+  int ret = amcc_sender_next_app (S->s, S->now, m.data, CAP, &m.app);
+
+  CHECK (ret >= 0);
+  m.has_app = ret == 1;
+  for (int i = 0; i < S->nn; i++) {
+    m.to = i;
+    m.at = S->now + S->n[i].delay;
+    post (S, &m);
+  }
+}
+
+static void
+receiver_rtcp (sim *S, int i)
+{
+  node *n = &S->n[i];
+  msg m = { .from = n->ssrc, .rb = n->lsr != 0, .lsr = n->lsr,
+    .dlsr = amcc_time_to_ntp_mid32 (S->now - n->sr_arrival) };
+  int ret = amcc_receiver_next_app (n->r, S->now, m.data, CAP, &m.app);
+
+  CHECK (ret >= 0);
+  m.has_app = ret == 1;
+  m.to = -1;
+  m.at = S->now + n->delay;
+  post (S, &m);
+  m.rb = 0;                             /* peers hear the APP over the group */
+  for (int j = 0; m.has_app && j < S->nn; j++)
+    if (j != i) {
+      m.to = j;
+      m.at = S->now + n->delay + S->n[j].delay;
+      post (S, &m);
+    }
+}
+
+static void
+deliver (sim *S, msg *m)
+{
+  if (m->to < 0) {
+    if (m->rb)
+      amcc_sender_on_report_block (S->s, S->now, m->from, SENDER_SSRC, m->lsr, m->dlsr,
+          amcc_time_to_ntp_mid32 (S->now));
+    if (m->has_app)
+      CHECK (amcc_sender_on_app (S->s, S->now, m->from, m->app.name, m->app.subtype, m->data,
+              m->app.len) == AMCC_APP_TAKEN);
+    return;
+  }
+  node *n = &S->n[m->to];
+  if (m->sr) {
+    n->lsr = m->lsr;
+    n->sr_arrival = S->now;
+    amcc_receiver_on_sender_report (n->r, S->now, m->from, (uint32_t) S->nn + 1);
+  }
+  if (m->has_app)
+    CHECK (amcc_receiver_on_app (n->r, S->now, m->from, m->app.name, m->app.subtype, m->data,
+            m->app.len) == AMCC_APP_TAKEN);
+}
+
+static void
+sim_run (sim *S, amcc_time until)
+{
+  while (S->now < until) {
+    S->now += TICK;
+    while (S->next_send <= S->now) {
+      send_packet (S);
+      S->next_send += amcc_time_from_s (8.0 * PKT / amcc_sender_rate (S->s, S->now));
+    }
+    for (int i = 0; i < S->nn; i++) {   /* packets at their exact arrival times */
+      node *n = &S->n[i];
+      for (; n->head != n->tail && n->q[n->head].arr <= S->now; n->head = (n->head + 1) % RING) {
+        const inflight *f = &n->q[n->head];
+        amcc_packet p = { .ssrc = SENDER_SSRC, .seq = (uint16_t) f->seq,
+          .rtp_ts = (uint32_t) (f->sent / 100000 * 9), .bytes = PKT, .send_time = f->sent,
+          .has_extseq = 1, .extseq = f->seq };
+        amcc_receiver_on_rtp (n->r, f->arr, &p);
+      }
+    }
+    for (int k = 0; k < MAXMSG; k++)
+      if (S->m[k].at && S->m[k].at <= S->now) {
+        deliver (S, &S->m[k]);
+        S->m[k].at = 0;
+      }
+    if (S->now >= S->next_sr || (S->sender_early != AMCC_TIME_NONE && S->now >= S->sender_early)) {
+      sender_rtcp (S);
+      if (S->now >= S->next_sr)
+        S->next_sr += IV;
+      else
+        S->sender_early = amcc_sender_early_due (S->s, S->now);
+    }
+    for (int i = 0; i < S->nn; i++) {
+      node *n = &S->n[i];
+      amcc_time due = amcc_receiver_early_due (n->r, S->now);
+      int early = due != AMCC_TIME_NONE && due <= S->now && S->now - n->last_early >= EARLY_GAP;
+      if (n->silent || (S->now < n->next_rtcp && !early))
+        continue;
+      receiver_rtcp (S, i);
+      if (S->now >= n->next_rtcp)
+        n->next_rtcp += IV;
+      else
+        n->last_early = S->now;
+    }
+  }
+}
+
+static double
+rate (sim *S)
+{
+  return amcc_sender_rate (S->s, S->now);
+}
+
+/* Mean of the rate sampled every 100 ms until `until`. */
+static double
+mean_rate (sim *S, amcc_time until)
+{
+  double sum = 0;
+  int k = 0;
+
+  for (; S->now < until; k++) {
+    sim_run (S, S->now + 100 * MS);
+    sum += rate (S);
+  }
+  return k ? sum / k : rate (S);
+}
+
+static uint32_t
+receivers (sim *S)
+{
+  amcc_sender_stats st;
+  amcc_sender_get_stats (S->s, S->now, &st);
+  return st.receivers;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+static void
+test_registry (void)
+{
+  const amcc_protocol *a = amcc_protocol_find ("asmp"), *t = amcc_protocol_find ("tfmcc");
+  amcc_ctl_config c;
+
+  AMT_CHECK (a && t && a != t && amcc_protocol_find ("pgmcc") == NULL);
+  AMT_CHECK (amcc_protocol_find (NULL) == NULL && amcc_protocol_find ("asm") == NULL);
+  AMT_CHECK (amcc_protocol_count () >= 2 && amcc_protocol_at (0) == a
+      && amcc_protocol_at (amcc_protocol_count ()) == NULL);
+  /* TFMCC cannot work without early RTCP; ASMP can */
+  AMT_CHECK (a->rtp_profile == AMCC_RTP_AVP && t->rtp_profile == AMCC_RTP_AVPF);
+  amcc_ctl_config_init (&c);
+  c.min_bps = 2 * c.max_bps;
+  AMT_CHECK (amcc_sender_new (a, &c, 0) == NULL);
+  amcc_ctl_config_init (&c);
+  c.rtcp_interval = 0;
+  AMT_CHECK (amcc_sender_new (t, &c, 0) == NULL && amcc_receiver_new (t, &c, 0) == NULL);
+}
+
+/* A clean path: the rate grows from a low start. 5 % random loss: it falls well below. */
+static void
+check_rise_and_fall (const amcc_protocol *p)
+{
+  sim S;
+  double r0, r_clean, r_lossy;
+
+  sim_init (&S, p, 2, 300e3, 20e6);
+  r0 = rate (&S);
+  sim_run (&S, 15 * SEC);
+  r_clean = rate (&S);
+  for (int i = 0; i < S.nn; i++)
+    S.n[i].loss = 0.05;
+  sim_run (&S, 45 * SEC);
+  r_lossy = rate (&S);
+  printf ("  %s: start %.0f, clean 15 s %.0f, 5 %% loss 45 s %.0f bit/s\n", p->name, r0,
+      r_clean, r_lossy);
+  CHECK (r_clean > 2 * r0);
+  CHECK (r_lossy < 0.5 * r_clean);
+  CHECK (r_lossy < 1.5e6);              /* TCP's rate at 5 % loss, 40 ms: ~0.5 Mbit/s */
+  sim_free (&S);
+}
+
+/* A 1 Mbit/s bottleneck with a 100 ms queue: the rate ends near it, not far above or below. */
+static void
+check_bottleneck (const amcc_protocol *p)
+{
+  sim S;
+  double mean;
+
+  sim_init (&S, p, 2, 500e3, 20e6);
+  S.n[1].cap_bps = 1e6;
+  sim_run (&S, 20 * SEC);
+  mean = mean_rate (&S, 40 * SEC);
+  printf ("  %s: mean rate over [20, 40) s behind 1 Mbit/s: %.0f bit/s\n", p->name, mean);
+  CHECK (mean > 0.5e6 && mean < 1.3e6);
+  sim_free (&S);
+}
+
+/* The slow receiver falls silent without a BYE: after the timeout it is not counted and no
+ * longer holds the rate down. A BYE removes a receiver at once. */
+static void
+check_timeout (const amcc_protocol *p)
+{
+  sim S;
+  amcc_time timeout, quiet;
+  double held, freed;
+
+  sim_init (&S, p, 2, 500e3, 20e6);
+  timeout = amcc_sender_receiver_timeout (S.s);
+  CHECK (timeout == 3 * IV);
+  S.n[1].cap_bps = 400e3;
+  sim_run (&S, 15 * SEC);
+  held = mean_rate (&S, 20 * SEC);
+  CHECK (receivers (&S) == 2);
+  quiet = S.now;
+  S.n[1].silent = 1;
+  sim_run (&S, quiet + timeout / 2);
+  CHECK (receivers (&S) == 2);
+  sim_run (&S, quiet + timeout + IV);
+  CHECK (receivers (&S) == 1);
+  sim_run (&S, quiet + 25 * SEC);
+  freed = mean_rate (&S, quiet + 30 * SEC);
+  printf ("  %s: mean behind 400 kbit/s %.0f; 25-30 s after it fell silent %.0f bit/s\n",
+      p->name, held, freed);
+  CHECK (held < 800e3);
+  CHECK (freed > 4 * held);
+  amcc_sender_on_bye (S.s, S.now, S.n[0].ssrc);
+  CHECK (receivers (&S) == 0);
+  sim_free (&S);
+}
+
+/* Limits changed while running take effect at once, in the rate and in what the sender
+ * advertises; a higher max lets the rate grow past the old one. */
+static void
+check_limits (const amcc_protocol *p)
+{
+  sim S;
+  double before, r;
+
+  sim_init (&S, p, 1, 500e3, 800e3);
+  sim_run (&S, 20 * SEC);
+  before = rate (&S);
+  CHECK (before <= 800e3 && before > 600e3);
+  amcc_sender_set_limits (S.s, 64e3, 300e3);
+  CHECK (rate (&S) == 300e3);
+  sim_run (&S, S.now + 2 * SEC);
+  CHECK (rate (&S) == 300e3);
+  amcc_sender_set_limits (S.s, 1.2e6, 20e6);
+  CHECK (rate (&S) == 1.2e6);
+  amcc_sender_set_limits (S.s, 64e3, 20e6);
+  sim_run (&S, S.now + 20 * SEC);
+  r = rate (&S);
+  printf ("  %s: max 800 k: %.0f; after max 300 k then 20 M for 20 s: %.0f bit/s\n", p->name,
+      before, r);
+  CHECK (r > 1.2e6);
+  sim_free (&S);
+}
+
+/* Bad input is classified, never taken: foreign names, payloads of our name that do not
+ * decode, our own APP looped back. */
+static void
+check_bad_apps (const amcc_protocol *p)
+{
+  sim S;
+  uint8_t buf[CAP], junk[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+  amcc_app sa, ra;
+  node *n;
+
+  sim_init (&S, p, 1, 500e3, 20e6);
+  n = &S.n[0];
+  sim_run (&S, 5 * SEC);
+  CHECK (amcc_sender_on_app (S.s, S.now, 0x100, "XYZW", 0, junk, 8) == AMCC_APP_FOREIGN);
+  CHECK (amcc_receiver_on_app (n->r, S.now, SENDER_SSRC, "XYZW", 0, junk, 8)
+      == AMCC_APP_FOREIGN);
+  CHECK (amcc_sender_next_app (S.s, S.now, buf, sizeof buf, &sa) == 1);
+  CHECK (amcc_receiver_on_app (n->r, S.now, n->ssrc, sa.name, sa.subtype, buf, sa.len)
+      == AMCC_APP_IGNORED);
+  CHECK (amcc_receiver_on_app (n->r, S.now, SENDER_SSRC, sa.name, sa.subtype, junk, 8)
+      == AMCC_APP_MALFORMED);
+  /* the sender's own kind of APP heard from another sender is not for the sender role */
+  CHECK (amcc_sender_on_app (S.s, S.now, 0x999, sa.name, sa.subtype, buf, sa.len)
+      == AMCC_APP_IGNORED);
+  /* a receiver APP name with a payload that does not decode */
+  for (int tries = 0; tries < 200; tries++) {
+    sim_run (&S, S.now + 10 * MS);
+    if (amcc_receiver_next_app (n->r, S.now, buf, sizeof buf, &ra) == 1)
+      break;
+    ra.len = 0;
+  }
+  CHECK (ra.len > 0);
+  CHECK (amcc_sender_on_app (S.s, S.now, n->ssrc, ra.name, ra.subtype, junk, 8)
+      == AMCC_APP_MALFORMED);
+  CHECK (amcc_sender_next_app (S.s, S.now, buf, 2, &sa) == AMCC_ERR_NOSPACE);
+  CHECK (amcc_receiver_next_app (n->r, S.now, buf, 2, &ra) == AMCC_ERR_NOSPACE);
+  sim_free (&S);
+}
+
+/* TFMCC's X travels to the receivers in its sender APP (RFC 4654 2.2.1): new limits clamp
+ * what is advertised too, not only the target handed to the encoder. */
+static void
+test_tfmcc_advertises_limits (void)
+{
+  sim S;
+  uint8_t buf[CAP];
+  amcc_app app;
+  struct amcc_tfmcc_sender_info info;
+
+  pname = "tfmcc";
+  sim_init (&S, amcc_protocol_find ("tfmcc"), 1, 500e3, 20e6);
+  sim_run (&S, 10 * SEC);
+  CHECK (rate (&S) > 1e6);
+  amcc_sender_set_limits (S.s, 64e3, 300e3);
+  CHECK (amcc_sender_next_app (S.s, S.now, buf, sizeof buf, &app) == 1);
+  CHECK (memcmp (app.name, AMCC_TFMCC_APP_SENDER, 4) == 0);
+  CHECK (amcc_tfmcc_sender_info_decode (&info, buf, app.len) >= 0);
+  CHECK (info.rate_bps <= 300e3 * 1.001);         /* the wire rounds the rate */
+  sim_free (&S);
+  pname = "";
+}
+
+static void
+for_each_protocol (void (*check) (const amcc_protocol *))
+{
+  for (size_t i = 0; i < amcc_protocol_count (); i++) {
+    pname = amcc_protocol_at (i)->name;
+    check (amcc_protocol_at (i));
+  }
+  pname = "";
+}
+
+static void test_rise_and_fall (void) { for_each_protocol (check_rise_and_fall); }
+static void test_bottleneck (void) { for_each_protocol (check_bottleneck); }
+static void test_timeout (void) { for_each_protocol (check_timeout); }
+static void test_limits (void) { for_each_protocol (check_limits); }
+static void test_bad_apps (void) { for_each_protocol (check_bad_apps); }
+
+int
+main (void)
+{
+  AMT_RUN (test_registry);
+  AMT_RUN (test_rise_and_fall);
+  AMT_RUN (test_bottleneck);
+  AMT_RUN (test_timeout);
+  AMT_RUN (test_limits);
+  AMT_RUN (test_bad_apps);
+  AMT_RUN (test_tfmcc_advertises_limits);
+  return amt_summary ();
+}
