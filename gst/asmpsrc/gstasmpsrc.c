@@ -47,7 +47,7 @@ struct _GstAsmpSrc {
 
   GstAmCcReceiver *cc;
   GstAmTrace *rd, *stats_csv;
-  GHashTable *seqext;           /* ssrc -> GstAmSeqExt, when the sender's extension is absent */
+  GHashTable *seqext;           /* ssrc -> amcc_seq_ext, when the sender's extension is absent */
   guint32 own_ssrc;
   GstStructure *stats;
   GstClockID early_id;
@@ -105,12 +105,12 @@ process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now)
   if (info.has_extseq) {
     extseq = info.extseq;
   } else {
-    GstAmSeqExt *se = g_hash_table_lookup (self->seqext, GUINT_TO_POINTER (info.ssrc));
+    amcc_seq_ext *se = g_hash_table_lookup (self->seqext, GUINT_TO_POINTER (info.ssrc));
     if (!se) {
-      se = g_new0 (GstAmSeqExt, 1);
+      se = g_new0 (amcc_seq_ext, 1);
       g_hash_table_insert (self->seqext, GUINT_TO_POINTER (info.ssrc), se);
     }
-    extseq = gst_am_seq_extend (se, info.seq);
+    extseq = amcc_seq_ext_update (se, info.seq);
   }
   gst_am_trace_rd (self->rd, now, gst_am_wide_id (info.ssrc, extseq), info.size);
   if (self->cc) {

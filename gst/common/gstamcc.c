@@ -44,7 +44,7 @@ gst_am_protocol_rtp_profile (const amcc_protocol * p)
 guint32
 gst_am_ntp_mid32 (gint64 wall_ns)
 {
-  return (guint32) (gst_am_ntp64_from_unix_ns (wall_ns) >> 16);
+  return amcc_ntp_mid32 (amcc_ntp64_from_unix (wall_ns));
 }
 
 gboolean

@@ -158,30 +158,12 @@ gst_am_now (void)
   return g_get_real_time () * 1000;
 }
 
-#define NTP_UNIX_OFFSET_S G_GUINT64_CONSTANT (2208988800)
-
-guint64
-gst_am_ntp64_from_unix_ns (gint64 ns)
-{
-  guint64 s = (guint64) (ns / 1000000000) + NTP_UNIX_OFFSET_S;
-  guint64 frac = ((guint64) (ns % 1000000000) << 32) / 1000000000;
-  return (s << 32) | frac;
-}
-
-gint64
-gst_am_unix_ns_from_ntp64 (guint64 ntp)
-{
-  gint64 s = (gint64) (ntp >> 32) - (gint64) NTP_UNIX_OFFSET_S;
-  gint64 frac = (gint64) (((ntp & 0xffffffff) * 1000000000) >> 32);
-  return s * 1000000000 + frac;
-}
-
 gboolean
 gst_am_rtp_stamp_mapped (GstRTPBuffer * rtp, gint64 now_ns, guint32 extseq)
 {
   guint8 ntp[8], seq[4];
 
-  GST_WRITE_UINT64_BE (ntp, gst_am_ntp64_from_unix_ns (now_ns));
+  GST_WRITE_UINT64_BE (ntp, amcc_ntp64_from_unix (now_ns));
   GST_WRITE_UINT32_BE (seq, extseq);
   return gst_rtp_buffer_add_extension_onebyte_header (rtp, GST_AM_EXT_ID_NTP64, ntp, 8)
       && gst_rtp_buffer_add_extension_onebyte_header (rtp, GST_AM_EXT_ID_EXTSEQ, seq, 4);
@@ -220,7 +202,7 @@ gst_am_rtp_read (GstBuffer * buf, GstAmRtpInfo * info)
   if (gst_rtp_buffer_get_extension_onebyte_header (&rtp, GST_AM_EXT_ID_NTP64, 0,
           &data, &size) && size == 8) {
     info->has_send_time = TRUE;
-    info->send_time_ns = gst_am_unix_ns_from_ntp64 (gst_am_be64 (data));
+    info->send_time_ns = amcc_unix_from_ntp64 (gst_am_be64 (data));
   }
   if (gst_rtp_buffer_get_extension_onebyte_header (&rtp, GST_AM_EXT_ID_EXTSEQ, 0,
           &data, &size) && size == 4) {
@@ -229,29 +211,6 @@ gst_am_rtp_read (GstBuffer * buf, GstAmRtpInfo * info)
   }
   gst_rtp_buffer_unmap (&rtp);
   return TRUE;
-}
-
-guint32
-gst_am_seq_extend (GstAmSeqExt * s, guint16 seq)
-{
-  guint32 cand;
-  gint32 diff;
-
-  if (!s->init) {
-    s->init = TRUE;
-    s->last = seq;
-    return seq;
-  }
-  /* the candidate closest to the last value (|diff| < 2^15) */
-  cand = (s->last & 0xffff0000u) | seq;
-  diff = (gint32) (cand - s->last);
-  if (diff > 32768)
-    cand -= 65536;
-  else if (diff < -32768)
-    cand += 65536;
-  if ((gint32) (cand - s->last) > 0)
-    s->last = cand;
-  return cand;
 }
 
 void

@@ -4,6 +4,8 @@
 #ifndef GST_AM_NET_H
 #define GST_AM_NET_H
 #include <gst/gst.h>
+#include <amcc/rtt.h>
+#include <amcc/seq.h>
 
 G_BEGIN_DECLS
 
@@ -75,8 +77,6 @@ guint32 gst_am_rtcp_first_ssrc (GstBuffer * buf);
 /* Wall clock (CLOCK_REALTIME) in ns: traces, sender stamps and the RTCP NTP times all use it, so
  * one machine's sender and receivers agree. */
 gint64 gst_am_now (void);
-guint64 gst_am_ntp64_from_unix_ns (gint64 ns);
-gint64 gst_am_unix_ns_from_ntp64 (guint64 ntp);
 
 /* Adds the NTP-64 send time and the extended sequence number to an RTP buffer (made writable;
  * *buf may be replaced). Returns FALSE if it is not an RTP packet. */
@@ -99,13 +99,6 @@ typedef struct {
 /* Reads the header fields and our extensions; FALSE if not a valid RTP packet. */
 gboolean gst_am_rtp_read (GstBuffer * buf, GstAmRtpInfo * info);
 
-/* Extends 16-bit sequence numbers to 32 bits (RFC 3550 A.1 cycle counting, tolerant of
- * reordering); used where the extension is absent. */
-typedef struct {
-  gboolean init;
-  guint32 last;
-} GstAmSeqExt;
-guint32 gst_am_seq_extend (GstAmSeqExt * s, guint16 seq);
 
 /* One-shot timers on the system clock (the clock rtpsession's RTCP timer uses, so tests that
  * install a GstTestClock as the system clock drive both). cb runs on the clock thread with a

@@ -324,7 +324,6 @@ gsize
 gst_am_send_trace_packet (GstAmSendTrace * st, GstAmTrace * sd, GstBuffer * buf, gint64 now)
 {
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  GstAmSeqExt se = { st->have_ext, st->last_ext };
   guint32 extseq, ssrc;
   guint64 frame = 0;
   gchar type = 'P';
@@ -333,9 +332,7 @@ gst_am_send_trace_packet (GstAmSendTrace * st, GstAmTrace * sd, GstBuffer * buf,
   if (!gst_rtp_buffer_map (buf, GST_MAP_READWRITE, &rtp))
     return gst_buffer_get_size (buf);
   ssrc = gst_rtp_buffer_get_ssrc (&rtp);
-  extseq = gst_am_seq_extend (&se, gst_rtp_buffer_get_seq (&rtp));
-  st->have_ext = se.init;
-  st->last_ext = se.last;
+  extseq = amcc_seq_ext_update (&st->seqext, gst_rtp_buffer_get_seq (&rtp));
   if (sd)
     type = gst_am_framer_packet (&st->framer, gst_rtp_buffer_get_timestamp (&rtp),
         gst_rtp_buffer_get_marker (&rtp), gst_rtp_buffer_get_payload (&rtp), gst_rtp_buffer_get_payload_len (&rtp), &frame);

@@ -4,6 +4,7 @@
 #define GST_AM_TRACE_H
 #include <gst/gst.h>
 #include <stdio.h>
+#include <amcc/seq.h>
 
 G_BEGIN_DECLS
 
@@ -72,8 +73,7 @@ gchar gst_am_vp8_payload_type (const guint8 * p, gsize len);
  * sd.txt line (sd may be NULL). buf must be writable. Returns the packet size as sent. */
 typedef struct {
   GstAmFramer framer;
-  guint32 last_ext;       /* extended-seq state (see gst_am_seq_extend) */
-  gboolean have_ext;
+  amcc_seq_ext seqext;    /* extended sequence numbers of what we send */
 } GstAmSendTrace;
 void gst_am_send_trace_reset (GstAmSendTrace * st, GstAmCodec codec);
 /* New caps mid-stream: the frame and sequence counting continue. */

@@ -7,12 +7,11 @@
 #define FLAG_HAVE_ECHO 0x02
 #define FLAGS_KNOWN (FLAG_CONGESTED | FLAG_HAVE_ECHO)
 #define LOSS_UNIT 1e9             /* loss in units of 1e-9 */
-#define MAX_WIRE_S 60.0           /* RTT and jitter range, seconds */
 
 static int
 us_field (double s, uint32_t *out)
 {
-  if (isnan (s) || s < 0 || s > MAX_WIRE_S)
+  if (isnan (s) || s < 0 || s > AMCC_MAX_RTT_S)
     return AMCC_ERR_FIELD;
   *out = (uint32_t) llround (s * 1e6);
   return AMCC_OK;
@@ -83,7 +82,7 @@ amcc_asmp_report_decode (const uint8_t *buf, size_t len, amcc_asmp_report *r)
     return d.err;
   if ((flags & ~FLAGS_KNOWN) || reserved != 0)
     return AMCC_ERR_FIELD;
-  if (rate == 0 || loss > (uint32_t) LOSS_UNIT || rtt > MAX_WIRE_S * 1e6 || jit > MAX_WIRE_S * 1e6)
+  if (rate == 0 || loss > (uint32_t) LOSS_UNIT || rtt > AMCC_MAX_RTT_S * 1e6 || jit > AMCC_MAX_RTT_S * 1e6)
     return AMCC_ERR_FIELD;
   r->rate_bps = 8.0 * rate;
   r->loss = loss / LOSS_UNIT;

@@ -3,7 +3,6 @@
 #include <string.h>
 #include "amcc/rtt.h"
 
-#define RTT_MAX_S 60.0
 /* Default clamp: (1 + a) T_oneway is trusted within this factor of the last echoed RTT; guards
  * the multiplicative model when clock offset makes T_oneway tiny (a huge) */
 #define RTT_SANITY_FACTOR 8.0
@@ -13,7 +12,7 @@ amcc_rtt_init (amcc_rtt_est *r, double rho, double default_rtt_s)
 {
   memset (r, 0, sizeof *r);
   r->rho = (rho > 0 && rho <= 1) ? rho : 0.5;
-  r->default_rtt = (default_rtt_s > 0 && default_rtt_s <= RTT_MAX_S) ? default_rtt_s : 0.1;
+  r->default_rtt = (default_rtt_s > 0 && default_rtt_s <= AMCC_MAX_RTT_S) ? default_rtt_s : 0.1;
   r->clamp = RTT_SANITY_FACTOR;
 }
 
@@ -33,7 +32,7 @@ amcc_rtt_on_oneway (amcc_rtt_est *r, double oneway_s)
 int
 amcc_rtt_on_echo (amcc_rtt_est *r, double rtt_eff_s)
 {
-  if (!(rtt_eff_s > 0) || !(rtt_eff_s <= RTT_MAX_S))
+  if (!(rtt_eff_s > 0) || !(rtt_eff_s <= AMCC_MAX_RTT_S))
     return AMCC_ERR_PARAM;
   if (!r->have_echo || rtt_eff_s < r->echo_min)
     r->echo_min = rtt_eff_s;
@@ -105,7 +104,7 @@ amcc_rtcp_rtt (uint32_t a_ntp32, uint32_t lsr, uint32_t dlsr, amcc_time *rtt)
   if ((int32_t) v < 0)
     return AMCC_ERR_FIELD;
   uint64_t ns = ((uint64_t) v * (uint64_t) AMCC_NS_PER_S) >> 16;
-  if (ns > (uint64_t) RTT_MAX_S * (uint64_t) AMCC_NS_PER_S)
+  if (ns > (uint64_t) AMCC_MAX_RTT_S * (uint64_t) AMCC_NS_PER_S)
     return AMCC_ERR_FIELD;
   *rtt = (amcc_time) ns;
   return AMCC_OK;
@@ -121,4 +120,22 @@ amcc_time_to_ntp_mid32 (amcc_time t)
   }
   uint32_t frac = (uint32_t) (((uint64_t) r << 16) / (uint64_t) AMCC_NS_PER_S);
   return (uint32_t) ((uint64_t) q << 16) | frac;
+}
+
+#define NTP_UNIX_OFFSET_S UINT64_C(2208988800)     /* 1900-01-01 to 1970-01-01 */
+
+uint64_t
+amcc_ntp64_from_unix (amcc_time unix_ns)
+{
+  uint64_t s = (uint64_t) (unix_ns / AMCC_NS_PER_S) + NTP_UNIX_OFFSET_S;
+  uint64_t frac = ((uint64_t) (unix_ns % AMCC_NS_PER_S) << 32) / (uint64_t) AMCC_NS_PER_S;
+  return (s << 32) | frac;
+}
+
+amcc_time
+amcc_unix_from_ntp64 (uint64_t ntp)
+{
+  int64_t s = (int64_t) (ntp >> 32) - (int64_t) NTP_UNIX_OFFSET_S;
+  int64_t frac = (int64_t) (((ntp & UINT64_C(0xffffffff)) * (uint64_t) AMCC_NS_PER_S) >> 32);
+  return s * AMCC_NS_PER_S + frac;
 }

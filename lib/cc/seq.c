@@ -214,3 +214,26 @@ amcc_time_to_rtp_units (amcc_time t, uint32_t clock_rate)
   }
   return (uint32_t) ((uint64_t) q * clock_rate + (uint64_t) r * clock_rate / (uint64_t) AMCC_NS_PER_S);
 }
+
+uint32_t
+amcc_seq_ext_update (amcc_seq_ext *s, uint16_t seq)
+{
+  uint32_t cand;
+  int32_t diff;
+
+  if (!s->init) {
+    s->init = 1;
+    s->last = seq;
+    return seq;
+  }
+  /* the candidate closest to the last value */
+  cand = (s->last & UINT32_C(0xffff0000)) | seq;
+  diff = (int32_t) (cand - s->last);
+  if (diff > 32768)
+    cand -= 65536;
+  else if (diff < -32768)
+    cand += 65536;
+  if ((int32_t) (cand - s->last) > 0)
+    s->last = cand;
+  return cand;
+}

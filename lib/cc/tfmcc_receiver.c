@@ -6,9 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#define MAX_RTT_S 60.0
 #define MIN_RTT_S 1e-4
-#define MAX_HOLD_US 600000000u
 
 static double secs (amcc_time t) { return (double) t / 1e9; }
 static amcc_time ns_from_s (double s) { return (amcc_time) llround (s * 1e9); }
@@ -263,7 +261,7 @@ void amcc_tfmcc_receiver_on_sender_info (struct amcc_tfmcc_receiver *rx, amcc_ti
     int64_t us = (int64_t) (uint32_t) (us32 (now) - info->echo_ts_us) - (int64_t) info->echo_hold_us;
     double sample = us / 1e6;
     rx->is_clr = info->echo_is_clr;
-    if (sample > 0 && sample <= MAX_RTT_S) {
+    if (sample > 0 && sample <= AMCC_MAX_RTT_S) {
       if (!rx->have_rtt || sample < rx->rtt_min_s)
         rx->rtt_min_s = sample;
       if (!rx->have_rtt) {
@@ -336,7 +334,7 @@ void amcc_tfmcc_receiver_make_report (struct amcc_tfmcc_receiver *rx, amcc_time 
   out->rate_bps = isfinite (rate) && rate >= 0 ? fmin (rate, 1e12) : 0;
   out->recv_rate_bps = fmin (rx->recv_rate_bps, 1e12);
   if (rx->have_info && now >= rx->last_sender_ts_arrival &&
-      (uint64_t) ((now - rx->last_sender_ts_arrival) / AMCC_NS_PER_US) <= MAX_HOLD_US) {
+      (uint64_t) ((now - rx->last_sender_ts_arrival) / AMCC_NS_PER_US) <= AMCC_MAX_HOLD_US) {
     out->has_echo = true;
     out->echo_ts_us = rx->last_sender_ts_us;
     out->echo_hold_us = (uint32_t) ((now - rx->last_sender_ts_arrival) / AMCC_NS_PER_US);

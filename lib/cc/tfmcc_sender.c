@@ -7,8 +7,6 @@
 
 #define TFMCC_TABLE 64               /* recently heard receivers (reports are suppressed to a few
                                         per round, so a small table holds every candidate CLR) */
-#define TFMCC_MAX_HOLD_US 600000000u /* never echo a timestamp held longer than the wire allows */
-#define TFMCC_MAX_RTT_S 60.0         /* RTT samples above this are discarded as bogus */
 #define TFMCC_RMAX_DECAY 0.9         /* R_max = max(0.9 R_max, largest RTT of the round) (3.2) */
 
 struct tfmcc_rcv {
@@ -338,7 +336,7 @@ void amcc_tfmcc_sender_on_report (struct amcc_tfmcc_sender *tx, amcc_time now, u
   if (r->has_echo) {   /* RTT = now - echoed sender timestamp - receiver hold time (3.2) */
     int64_t rtt_us = (int64_t) (uint32_t) (us32 (now) - r->echo_ts_us) - (int64_t) r->echo_hold_us;
     double rtt = rtt_us / 1e6;
-    if (rtt > 0 && rtt <= TFMCC_MAX_RTT_S) {
+    if (rtt > 0 && rtt <= AMCC_MAX_RTT_S) {
       e->rtt_s = rtt;
       if (rtt > tx->r_max_s)
         tx->r_max_s = rtt;
@@ -433,7 +431,7 @@ static struct tfmcc_rcv *pick_echo (struct amcc_tfmcc_sender *tx, amcc_time now)
   for (int i = 0; i < TFMCC_TABLE; i++) {
     struct tfmcc_rcv *c = &tx->tab[i];
     if (!c->used || !c->has_ts || now - c->ts_arrival < 0 ||
-        (uint64_t) ((now - c->ts_arrival) / AMCC_NS_PER_US) > TFMCC_MAX_HOLD_US)
+        (uint64_t) ((now - c->ts_arrival) / AMCC_NS_PER_US) > AMCC_MAX_HOLD_US)
       continue;
     if (tx->has_clr && c->ssrc == tx->clr) { clr = c; continue; }
     if (c->echoed)

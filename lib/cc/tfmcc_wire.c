@@ -7,8 +7,6 @@
 #include <string.h>
 
 #define MAX_RATE_BPS 1e12            /* 1 Tbit/s: anything above is garbage */
-#define MAX_HOLD_US 600000000u       /* 600 s */
-#define MAX_RMAX_US 60000000u        /* 60 s */
 
 #define SI_HAS_ECHO  0x80
 #define SI_ECHO_CLR  0x40
@@ -42,13 +40,13 @@ static bool rate_ok (double v, bool allow_zero)
 
 static bool sender_info_ok (const struct amcc_tfmcc_sender_info *s)
 {
-  if (s->r_max_us == 0 || s->r_max_us > MAX_RMAX_US || !rate_ok (s->rate_bps, false))
+  if (s->r_max_us == 0 || s->r_max_us > AMCC_MAX_RTT_US || !rate_ok (s->rate_bps, false))
     return false;
   if (s->has_supp ? !rate_ok (s->x_supp_bps, false) : s->x_supp_bps != 0)
     return false;
   if (!s->has_echo && (s->echo_is_clr || s->echo_ssrc || s->echo_ts_us || s->echo_hold_us))
     return false;
-  return s->echo_hold_us <= MAX_HOLD_US;
+  return s->echo_hold_us <= AMCC_MAX_HOLD_US;
 }
 
 static bool report_ok (const struct amcc_tfmcc_report *r)
@@ -60,7 +58,7 @@ static bool report_ok (const struct amcc_tfmcc_report *r)
     return false;
   if (!r->has_echo && (r->echo_ts_us || r->echo_hold_us))
     return false;
-  return r->echo_hold_us <= MAX_HOLD_US;
+  return r->echo_hold_us <= AMCC_MAX_HOLD_US;
 }
 
 int amcc_tfmcc_sender_info_encode (const struct amcc_tfmcc_sender_info *in, uint8_t *buf,

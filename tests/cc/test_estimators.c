@@ -2,6 +2,7 @@
  * RFC 3550 sequence tracking and jitter (A.1, A.3, A.8; ASMP eq. 4-5), cumulative jitter and
  * the congestion indicator (eq. 15-19), RTT (eq. 6-11). */
 #include <math.h>
+#include <stdlib.h>
 #include "amtest.h"
 #include "amcc/loss.h"
 #include "amcc/seq.h"
@@ -459,6 +460,26 @@ test_rtcp_rtt (void)
   /* time -> 16.16: 2.5 s = 0x00028000 */
   AMT_CHECK (amcc_time_to_ntp_mid32 (2500 * AMCC_NS_PER_MS) == 0x00028000);
   AMT_CHECK (amcc_ntp_mid32 (UINT64_C(0x0001234580000000)) == 0x23458000);
+  /* Unix <-> NTP-64: 1970 is 2208988800 s after 1900; half a second is 2^31 */
+  AMT_CHECK (amcc_ntp64_from_unix (0) >> 32 == UINT64_C(2208988800));
+  AMT_CHECK (amcc_ntp64_from_unix (AMCC_NS_PER_S / 2) == (UINT64_C(2208988800) << 32 | 0x80000000u));
+  amcc_time t = INT64_C(1795000000123456789);
+  AMT_CHECK (llabs (amcc_unix_from_ntp64 (amcc_ntp64_from_unix (t)) - t) <= 1);
+}
+
+/* nearest 32-bit extension of 16-bit sequence numbers (no extension from the sender) */
+static void
+test_seq_ext (void)
+{
+  amcc_seq_ext s = { 0 };
+  AMT_CHECK (amcc_seq_ext_update (&s, 65534) == 65534);
+  AMT_CHECK (amcc_seq_ext_update (&s, 65535) == 65535);
+  AMT_CHECK (amcc_seq_ext_update (&s, 0) == 65536);         /* wrap */
+  AMT_CHECK (amcc_seq_ext_update (&s, 65535) == 65535);     /* reordered across the wrap */
+  AMT_CHECK (amcc_seq_ext_update (&s, 2) == 65538);
+  AMT_CHECK (s.last == 65538);                              /* the late one did not move it */
+  AMT_CHECK (amcc_seq_ext_update (&s, 40000) == 40000);     /* > 2^15 back: previous cycle */
+  AMT_CHECK (s.last == 65538);
 }
 
 int
@@ -475,5 +496,6 @@ main (void)
   AMT_RUN (test_cumjitter);
   AMT_RUN (test_rtt);
   AMT_RUN (test_rtcp_rtt);
+  AMT_RUN (test_seq_ext);
   return amt_summary ();
 }

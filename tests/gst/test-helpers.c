@@ -82,18 +82,18 @@ GST_END_TEST;
 
 GST_START_TEST (test_seq_extend_and_ntp)
 {
-  GstAmSeqExt s = { 0 };
+  amcc_seq_ext s = { 0 };
   gint64 ns = G_GINT64_CONSTANT (1795334241734300901);
 
-  fail_unless_equals_int (gst_am_seq_extend (&s, 65534), 65534);
-  fail_unless_equals_int (gst_am_seq_extend (&s, 65535), 65535);
-  fail_unless_equals_int (gst_am_seq_extend (&s, 0), 65536);
-  fail_unless_equals_int (gst_am_seq_extend (&s, 65535), 65535);   /* reordered */
-  fail_unless_equals_int (gst_am_seq_extend (&s, 2), 65538);
+  fail_unless_equals_int (amcc_seq_ext_update (&s, 65534), 65534);
+  fail_unless_equals_int (amcc_seq_ext_update (&s, 65535), 65535);
+  fail_unless_equals_int (amcc_seq_ext_update (&s, 0), 65536);
+  fail_unless_equals_int (amcc_seq_ext_update (&s, 65535), 65535);   /* reordered */
+  fail_unless_equals_int (amcc_seq_ext_update (&s, 2), 65538);
   /* NTP era 0: 1970 is 2208988800 s after 1900 */
-  fail_unless_equals_uint64 (gst_am_ntp64_from_unix_ns (0) >> 32, G_GUINT64_CONSTANT (2208988800));
-  fail_unless (ABS (gst_am_unix_ns_from_ntp64 (gst_am_ntp64_from_unix_ns (ns)) - ns) <= 1);
-  fail_unless_equals_int (gst_am_ntp_mid32 (ns), (guint32) (gst_am_ntp64_from_unix_ns (ns) >> 16));
+  fail_unless_equals_uint64 (amcc_ntp64_from_unix (0) >> 32, G_GUINT64_CONSTANT (2208988800));
+  fail_unless (ABS (amcc_unix_from_ntp64 (amcc_ntp64_from_unix (ns)) - ns) <= 1);
+  fail_unless_equals_int (gst_am_ntp_mid32 (ns), (guint32) (amcc_ntp64_from_unix (ns) >> 16));
 }
 GST_END_TEST;
 

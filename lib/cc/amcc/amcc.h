@@ -15,6 +15,13 @@ typedef int64_t amcc_time;
 /* "No time": e.g. a packet without a sender timestamp. */
 #define AMCC_TIME_NONE INT64_MIN
 
+/* Plausibility bounds shared by every decoder and estimator: an RTT, jitter or TFMCC R_max
+ * above AMCC_MAX_RTT_S, or a timestamp held longer than AMCC_MAX_HOLD_S, is bogus. */
+#define AMCC_MAX_RTT_S  60.0
+#define AMCC_MAX_HOLD_S 600.0
+#define AMCC_MAX_RTT_US  UINT32_C(60000000)
+#define AMCC_MAX_HOLD_US UINT32_C(600000000)
+
 /* Status codes. Functions that can fail return one of these (0 or negative). */
 typedef enum amcc_status {
   AMCC_OK = 0,

@@ -53,6 +53,9 @@ int amcc_rtcp_rtt (uint32_t a_ntp32, uint32_t lsr, uint32_t dlsr, amcc_time *rtt
 /* NTP 64-bit timestamp -> middle 32 bits (16.16), and amcc_time -> 16.16 (for tests/callers). */
 static inline uint32_t amcc_ntp_mid32 (uint64_t ntp) { return (uint32_t) (ntp >> 16); }
 uint32_t amcc_time_to_ntp_mid32 (amcc_time t);
+/* Unix time (ns since 1970) <-> 64-bit NTP timestamp (RFC 5905, seconds since 1900 . 2^-32). */
+uint64_t amcc_ntp64_from_unix (amcc_time unix_ns);
+amcc_time amcc_unix_from_ntp64 (uint64_t ntp);
 
 #ifdef __cplusplus
 }

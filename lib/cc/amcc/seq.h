@@ -59,6 +59,15 @@ int64_t amcc_seq_lost (const amcc_seq *s);          /* cumulative, floored at 0 
 /* Close the current interval: fills *out and starts the next one (A.3). */
 void amcc_seq_interval_close (amcc_seq *s, amcc_seq_interval *out);
 
+/* The 32-bit extended number nearest the last one (|difference| < 2^15): sequence numbers of
+ * a stream whose sender does not send its own extended number (reordering tolerated, no
+ * probation or statistics, unlike amcc_seq). */
+typedef struct amcc_seq_ext {
+  int init;
+  uint32_t last;           /* highest extended number so far */
+} amcc_seq_ext;
+uint32_t amcc_seq_ext_update (amcc_seq_ext *s, uint16_t seq);
+
 /* RFC 3550 A.8 interarrival jitter, ASMP eq. 4-5, in RTP timestamp units. */
 typedef struct amcc_interarrival {
   uint32_t prev_transit;
