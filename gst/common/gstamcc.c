@@ -42,9 +42,9 @@ gst_am_protocol_rtp_profile (const amcc_protocol * p)
 }
 
 guint32
-gst_am_ntp_mid32 (gint64 wall_ns)
+gst_am_ntp_mid32 (gint64 now)
 {
-  return amcc_ntp_mid32 (amcc_ntp64_from_unix (wall_ns));
+  return amcc_ntp_mid32 (amcc_ntp64_from_unix (gst_am_wall (now)));
 }
 
 gboolean
@@ -363,7 +363,7 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
 
   st = gst_structure_new ("asmpsink-stats",
       "protocol", G_TYPE_STRING, amcc_sender_protocol (s->cc)->name,
-      "time", G_TYPE_DOUBLE, now / 1e9,
+      "time", G_TYPE_DOUBLE, gst_am_wall (now) / 1e9,
       "ssrc", G_TYPE_UINT, s->own_ssrc,
       "target-bitrate", G_TYPE_UINT, target_bps,
       "sent-bitrate", G_TYPE_DOUBLE, sent_bps,

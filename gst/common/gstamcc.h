@@ -3,7 +3,7 @@
  * and RTP packet facts into amcc_sender / amcc_receiver calls, keeps counters, and builds the
  * stats structures. It knows no protocol: lib/cc's registry does (the `protocol` enum is made
  * from it), and no congestion-control policy lives here. Not thread safe: the element
- * serialises calls with its own lock. Times are wall-clock ns (gst_am_now()). */
+ * serialises calls with its own lock. Times are gst_am_now() ns. */
 #ifndef GST_AM_CC_H
 #define GST_AM_CC_H
 #include <gst/gst.h>
@@ -62,7 +62,7 @@ gboolean gst_am_cc_sender_on_sending_rtcp (GstAmCcSender * s, gint64 now,
     GstBuffer * buf, guint32 own_ssrc);
 /* The protocol's sending rate, bit/s, clamped to [min, max]. */
 guint gst_am_cc_sender_rate (GstAmCcSender * s, gint64 now);
-/* When the sender wants its next extra (early) RTCP packet (wall ns), 0 = regular RTCP only. */
+/* When the sender wants its next extra (early) RTCP packet (gst_am_now ns), 0 = regular RTCP only. */
 gint64 gst_am_cc_sender_early_due (GstAmCcSender * s, gint64 now);
 void gst_am_cc_sender_set_limits (GstAmCcSender * s, guint min_bps, guint max_bps);
 /* Fields: see docs/elements.md "asmpsink-stats". Also writes the rate.csv numbers. */
@@ -82,7 +82,7 @@ void gst_am_cc_receiver_on_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer * bu
 /* rtpsession is about to send buf: make the report and append the APP unless suppressed. */
 gboolean gst_am_cc_receiver_on_sending_rtcp (GstAmCcReceiver * r, gint64 now,
     GstBuffer * buf, guint32 own_ssrc);
-/* When the receiver wants its next report sent early (wall ns), or 0 for the regular RTCP. */
+/* When the receiver wants its next report sent early (gst_am_now ns), or 0 for the regular RTCP. */
 gint64 gst_am_cc_receiver_report_due (GstAmCcReceiver * r, gint64 now);
 GstStructure *gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now);
 const GstAmCcCounters *gst_am_cc_receiver_counters (GstAmCcReceiver * r);
@@ -99,8 +99,9 @@ typedef struct {
 } GstAmRtcpVisitor;
 /* FALSE (and no callbacks) when the buffer is not valid RTCP. */
 gboolean gst_am_rtcp_walk (GstBuffer * buf, const GstAmRtcpVisitor * v, gpointer u);
-/* NTP middle 32 bits of a wall-clock time (for A in A - LSR - DLSR). */
-guint32 gst_am_ntp_mid32 (gint64 wall_ns);
+/* NTP middle 32 bits of a gst_am_now() time on the wall clock (A in A - LSR - DLSR: rtpsession
+ * stamps its SRs with the wall clock). */
+guint32 gst_am_ntp_mid32 (gint64 now);
 /* Counts what the controller made of an incoming APP. */
 void gst_am_cc_count_app (GstAmCcCounters * c, amcc_app_result res);
 /* Appends the APP that *_next_app returned (ret, app, payload) to buf and counts the outcome;

@@ -144,7 +144,7 @@ gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now)
   r->bytes_at_stats = r->bytes;
   return gst_structure_new ("asmpsrc-stats",
       "protocol", G_TYPE_STRING, amcc_receiver_protocol (r->cc)->name,
-      "time", G_TYPE_DOUBLE, now / 1e9,
+      "time", G_TYPE_DOUBLE, gst_am_wall (now) / 1e9,
       "ssrc", G_TYPE_UINT, r->own_ssrc,
       "sender-ssrc", G_TYPE_UINT, r->sender_ssrc,
       "rate-bps", G_TYPE_DOUBLE, cs.rate_bps,

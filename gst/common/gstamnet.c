@@ -155,7 +155,27 @@ gst_am_rtcp_first_ssrc (GstBuffer * buf)
 gint64
 gst_am_now (void)
 {
-  return g_get_real_time () * 1000;
+  GstClock *clock = gst_system_clock_obtain ();
+  GstClockTime t = gst_clock_get_time (clock);
+
+  gst_object_unref (clock);
+  return (gint64) t;
+}
+
+gint64
+gst_am_wall (gint64 now)
+{
+  static gsize once = 0;
+  static gint64 offset;
+
+  /* CLOCK_REALTIME - CLOCK_MONOTONIC (the system clock's default type), once per process: every
+   * process on a machine finds the same offset (to a few us), so the traces of the sender and
+   * the receivers line up, whatever clock a test installs; a later wall-clock step moves nothing */
+  if (g_once_init_enter (&once)) {
+    offset = (g_get_real_time () - g_get_monotonic_time ()) * 1000;
+    g_once_init_leave (&once, 1);
+  }
+  return now + offset;
 }
 
 gboolean
@@ -163,7 +183,7 @@ gst_am_rtp_stamp_mapped (GstRTPBuffer * rtp, gint64 now_ns, guint32 extseq)
 {
   guint8 ntp[8], seq[4];
 
-  GST_WRITE_UINT64_BE (ntp, amcc_ntp64_from_unix (now_ns));
+  GST_WRITE_UINT64_BE (ntp, amcc_ntp64_from_unix (gst_am_wall (now_ns)));
   GST_WRITE_UINT32_BE (seq, extseq);
   return gst_rtp_buffer_add_extension_onebyte_header (rtp, GST_AM_EXT_ID_NTP64, ntp, 8)
       && gst_rtp_buffer_add_extension_onebyte_header (rtp, GST_AM_EXT_ID_EXTSEQ, seq, 4);
@@ -202,7 +222,8 @@ gst_am_rtp_read (GstBuffer * buf, GstAmRtpInfo * info)
   if (gst_rtp_buffer_get_extension_onebyte_header (&rtp, GST_AM_EXT_ID_NTP64, 0,
           &data, &size) && size == 8) {
     info->has_send_time = TRUE;
-    info->send_time_ns = amcc_unix_from_ntp64 (gst_am_be64 (data));
+    /* the sender's wall clock on our time line: one-way delay = our wall - its wall */
+    info->send_time_ns = amcc_unix_from_ntp64 (gst_am_be64 (data)) - (gst_am_wall (0));
   }
   if (gst_rtp_buffer_get_extension_onebyte_header (&rtp, GST_AM_EXT_ID_EXTSEQ, 0,
           &data, &size) && size == 4) {

@@ -1,5 +1,5 @@
 /* gstamnet.h - rtpbin + udpsrc/udpsink plumbing shared by asmpsink and asmpsrc: multicast
- * sockets, the shared RTCP socket, RTCP loop filtering, the RTCP interval, wall-clock time and
+ * sockets, the shared RTCP socket, RTCP loop filtering, the RTCP interval, the time source and
  * the RTP header extensions that carry the sender's time and extended sequence number. */
 #ifndef GST_AM_NET_H
 #define GST_AM_NET_H
@@ -74,9 +74,14 @@ guint32 gst_am_own_ssrc (GMutex * lock, guint32 * own, GstElement * rtpbin);
 /* SSRC of the first packet of a compound RTCP buffer, 0 if unreadable. */
 guint32 gst_am_rtcp_first_ssrc (GstBuffer * buf);
 
-/* Wall clock (CLOCK_REALTIME) in ns: traces, sender stamps and the RTCP NTP times all use it, so
- * one machine's sender and receivers agree. */
+/* The one time source of the elements: GStreamer's system clock (ns), the clock rtpsession's
+ * RTCP timer, the pacer and gst_am_timer_* wait on. Everything lib/cc is given comes from it, so
+ * a test that installs a GstTestClock as the system clock (gst_system_clock_set_default) drives
+ * the elements' algorithms too. */
 gint64 gst_am_now (void);
+/* A time of gst_am_now() as wall-clock ns (Unix epoch), for what leaves the process: traces and
+ * their stats rows, the send-time RTP extension, A of eq. 9 against rtpsession's NTP-time SRs. */
+gint64 gst_am_wall (gint64 now);
 
 /* Adds the NTP-64 send time and the extended sequence number to an RTP buffer (made writable;
  * *buf may be replaced). Returns FALSE if it is not an RTP packet. */
@@ -92,7 +97,7 @@ typedef struct {
   guint8 pt;
   gsize size;             /* whole RTP packet, bytes */
   gboolean has_send_time;
-  gint64 send_time_ns;    /* sender's wall clock */
+  gint64 send_time_ns;    /* the sender's wall clock, moved onto our gst_am_now() time line */
   gboolean has_extseq;
   guint32 extseq;
 } GstAmRtpInfo;

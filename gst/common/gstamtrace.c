@@ -83,29 +83,31 @@ gst_am_trace_printf (GstAmTrace * t, const gchar * fmt, ...)
 }
 
 static void
-print_time (GstAmTrace * t, gint64 wall_ns)
+print_time (GstAmTrace * t, gint64 now)
 {
+  gint64 wall_ns = gst_am_wall (now);
+
   fprintf (t->f, "%" G_GINT64_FORMAT ".%06d", wall_ns / 1000000000,
       (gint) ((wall_ns % 1000000000) / 1000));
 }
 
 void
-gst_am_trace_sd (GstAmTrace * t, gint64 wall_ns, guint64 id, gsize size,
+gst_am_trace_sd (GstAmTrace * t, gint64 now, guint64 id, gsize size,
     guint64 frame, gchar type)
 {
   if (!t)
     return;
-  print_time (t, wall_ns);
+  print_time (t, now);
   fprintf (t->f, " id %" G_GUINT64_FORMAT " udp %" G_GSIZE_FORMAT " %"
       G_GUINT64_FORMAT " %c\n", id, size, frame, type);
 }
 
 void
-gst_am_trace_rd (GstAmTrace * t, gint64 wall_ns, guint64 id, gsize size)
+gst_am_trace_rd (GstAmTrace * t, gint64 now, guint64 id, gsize size)
 {
   if (!t)
     return;
-  print_time (t, wall_ns);
+  print_time (t, now);
   fprintf (t->f, " id %" G_GUINT64_FORMAT " udp %" G_GSIZE_FORMAT "\n", id, size);
 }
 

@@ -32,10 +32,10 @@ gst_am_wide_id (guint32 ssrc, guint32 extseq)
   return ((guint64) ssrc << 32) | extseq;
 }
 
-/* sd.txt: TIME id N udp SIZE FRAME TYPE; rd.txt: TIME id N udp SIZE. */
-void gst_am_trace_sd (GstAmTrace * t, gint64 wall_ns, guint64 id, gsize size,
+/* sd.txt: TIME id N udp SIZE FRAME TYPE; rd.txt: TIME id N udp SIZE. TIME: gst_am_wall (now). */
+void gst_am_trace_sd (GstAmTrace * t, gint64 now, guint64 id, gsize size,
     guint64 frame, gchar type);
-void gst_am_trace_rd (GstAmTrace * t, gint64 wall_ns, guint64 id, gsize size);
+void gst_am_trace_rd (GstAmTrace * t, gint64 now, guint64 id, gsize size);
 
 /* Frame numbering and typing at the sender: a new RTP timestamp starts a new frame (FRAME is
  * 0-based); TYPE comes from the payload: H.264 (RFC 6184) IDR -> I, other slices -> P/B by

@@ -35,7 +35,8 @@ on_target (GObject * o, GParamSpec * p, Fixture * f)
 }
 
 static void
-fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms)
+fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms,
+    guint receiver_timeout_ms)
 {
   GstElement *rtpbin;
 
@@ -50,7 +51,7 @@ fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms)
   gst_object_ref_sink (f->sink);        /* ours; the harness takes its own ref */
   gst_util_set_object_arg (G_OBJECT (f->sink), "protocol", protocol);
   g_object_set (f->sink, "address", "127.0.0.1", "port", f->port, "rtcp-interval",
-      rtcp_interval_ms,
+      rtcp_interval_ms, "receiver-timeout", receiver_timeout_ms,
       "initial-bitrate", 500000, "min-bitrate", 50000, "max-bitrate", 4000000, NULL);
   f->bus = gst_bus_new ();
   gst_element_set_bus (f->sink, f->bus);
@@ -73,7 +74,7 @@ fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms)
 static void
 fixture_init (Fixture * f, const gchar * protocol)
 {
-  fixture_init_iv (f, protocol, 100);
+  fixture_init_iv (f, protocol, 100, 60000);     /* receivers outlive the SRs a test cranks out */
 }
 
 static void
@@ -235,9 +236,9 @@ GST_START_TEST (test_sr_carries_echo_and_report_sets_target)
   for (i = 0; i < n; i++) {
     if (e[i].ssrc == 0xAABBCCDD) {
       gdouble rtt = e[i].rtt / 1e9;
-      /* 300 - 100 ms = 200 ms, minus the DLSR truncation (< 16 us) and NTP rounding,
-       * plus the delivery delay (< 1 s on any machine this runs on) */
-      fail_unless (rtt > 0.2 - 0.0001 && rtt < 1.2, "rtt %f", rtt);
+      /* 300 - 100 ms = 200 ms, minus the DLSR truncation (< 16 us) and NTP rounding: the
+       * element reads the test clock, which stood still while the report was delivered */
+      fail_unless (rtt > 0.2 - 0.0001 && rtt < 0.2 + 0.0001, "rtt %f", rtt);
       found = TRUE;
     }
   }
@@ -338,8 +339,9 @@ GST_START_TEST (test_echo_bounded_by_rtcp_mtu)
   GHashTable *seen = g_hash_table_new (NULL, NULL);
   guint rounds;
 
-  /* receivers expire after 3 RTCP intervals of wall time: make that longer than the test */
-  fixture_init_iv (&f, "asmp", 20000);
+  /* receivers expire after receiver-timeout of the test clock's time, which every SR cranked
+   * out advances by an RTCP interval: make it outlast the ten SRs below */
+  fixture_init_iv (&f, "asmp", 1000, 600000);
   push_rtp (&f, TRUE);
   gst_buffer_unref (next_sr (&f));
   for (i = 0; i < receivers; i++)
@@ -362,6 +364,54 @@ GST_START_TEST (test_echo_bounded_by_rtcp_mtu)
   fail_unless_equals_int (g_hash_table_size (seen), receivers);
   fail_unless (total >= receivers);
   g_hash_table_destroy (seen);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+/* The algorithm runs on the system clock the test installed (GstTestClock): a receiver silent for
+ * receiver-timeout of test-clock time is gone, however little real time passed, and a report
+ * arriving before that keeps it. */
+GST_START_TEST (test_receiver_timeout_on_test_clock)
+{
+  Fixture f;
+  amcc_asmp_report rep = { 0 };
+  guint8 rep_buf[64];
+  gsize rep_len;
+  GstClockTime t0;
+  GstStructure *st;
+  guint receivers = 99, rounds;
+
+  fixture_init_iv (&f, "asmp", 100, 2000);
+  push_rtp (&f, TRUE);
+  gst_buffer_unref (next_sr (&f));
+  rep.rate_bps = 300000;
+  rep.rtt_s = 0.05;
+  fail_unless_equals_int (amcc_asmp_report_encode (&rep, rep_buf, sizeof (rep_buf), &rep_len),
+      AMCC_OK);
+  send_rr (&f, 0xAABBCCDD, TRUE, 0, 0, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_REPORT, rep_buf,
+      rep_len);
+  t0 = gst_clock_get_time (GST_CLOCK (f.clock));
+  gst_buffer_unref (next_sr (&f));      /* the stats property is refreshed at each SR */
+  st = stats (&f);
+  fail_unless (gst_structure_get_uint (st, "receivers", &receivers));
+  fail_unless_equals_int (receivers, 1);
+  gst_structure_free (st);
+  /* 1.5 s of test-clock time later it is still there */
+  for (rounds = 0; rounds < 100 && gst_clock_get_time (GST_CLOCK (f.clock)) < t0 + 1500 * GST_MSECOND;
+      rounds++)
+    gst_buffer_unref (next_sr (&f));
+  st = stats (&f);
+  fail_unless (gst_structure_get_uint (st, "receivers", &receivers));
+  fail_unless_equals_int (receivers, 1);
+  gst_structure_free (st);
+  /* past 2 s it is gone */
+  for (rounds = 0; rounds < 100 && gst_clock_get_time (GST_CLOCK (f.clock)) < t0 + 2100 * GST_MSECOND;
+      rounds++)
+    gst_buffer_unref (next_sr (&f));
+  st = stats (&f);
+  fail_unless (gst_structure_get_uint (st, "receivers", &receivers));
+  fail_unless_equals_int (receivers, 0);
+  gst_structure_free (st);
   fixture_clear (&f);
 }
 GST_END_TEST;
@@ -404,7 +454,7 @@ GST_START_TEST (test_tfmcc_early_rtcp)
   guint32 ssrc;
   GstClockTime t1, t2;
 
-  fixture_init_iv (&f, "tfmcc", 20000);
+  fixture_init_iv (&f, "tfmcc", 20000, 0);
   push_rtp (&f, TRUE);
   b = amt_crank_until (f.clock, f.rtcp_out, 400);
   fail_unless (b != NULL);
@@ -503,6 +553,7 @@ asmpsink_suite (void)
   tcase_add_test (tc, test_sr_carries_echo_and_report_sets_target);
   tcase_add_test (tc, test_malformed_app_counted_and_ignored);
   tcase_add_test (tc, test_echo_bounded_by_rtcp_mtu);
+  tcase_add_test (tc, test_receiver_timeout_on_test_clock);
   tcase_add_test (tc, test_tfmcc_sender_app);
   tcase_add_test (tc, test_tfmcc_early_rtcp);
   tcase_add_test (tc, test_bad_settings_clear_error);

@@ -128,7 +128,7 @@ send_sr (Fixture * f, const gchar * app_name, guint8 subtype, const guint8 * app
   gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
   fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SR, &pkt));
   gst_rtcp_packet_sr_set_sender_info (&pkt, SENDER_SSRC,
-      amcc_ntp64_from_unix (gst_am_now ()), f->seq * 3000, f->seq, f->seq * 500);
+      amcc_ntp64_from_unix (gst_am_wall (gst_am_now ())), f->seq * 3000, f->seq, f->seq * 500);
   gst_rtcp_buffer_unmap (&rtcp);
   if (app_name)
     fail_unless (gst_am_rtcp_append_app (b, subtype, SENDER_SSRC, app_name, app, len));
