@@ -202,7 +202,10 @@ rtcp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   }
   if (self->cc) {
     gint64 now = gst_am_now ();
-    gst_am_cc_sender_on_rtcp (self->cc, now, buf, self->own_ssrc);
+    if (!gst_am_cc_sender_on_rtcp (self->cc, now, buf, self->own_ssrc)) {
+      g_mutex_unlock (&self->lock);
+      return GST_PAD_PROBE_DROP;        /* spoofed: rtpbin must not see its BYE or SR either */
+    }
     changed = update_target_locked (self, now);
     bps = self->target_bps;
   }

@@ -59,6 +59,8 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (asmpsrc, "asmpsrc", GST_RANK_NONE,
     GST_TYPE_ASMP_SRC, GST_DEBUG_CATEGORY_INIT (asmpsrc_debug, "asmpsrc", 0,
         "adaptive multicast RTP receiver"));
 
+#define MAX_STREAMS 8           /* rtpbin streams and extended-seq states per receiver */
+
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
 
@@ -106,6 +108,8 @@ process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now)
     extseq = info.extseq;
   } else {
     amcc_seq_ext *se = g_hash_table_lookup (self->seqext, GUINT_TO_POINTER (info.ssrc));
+    if (!se && g_hash_table_size (self->seqext) >= MAX_STREAMS)
+      g_hash_table_remove_all (self->seqext);   /* a flood of SSRCs: start over, bounded */
     if (!se) {
       se = g_new0 (amcc_seq_ext, 1);
       g_hash_table_insert (self->seqext, GUINT_TO_POINTER (info.ssrc), se);
@@ -157,7 +161,10 @@ rtcp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     return GST_PAD_PROBE_DROP;
   }
   if (self->cc) {
-    gst_am_cc_receiver_on_rtcp (self->cc, now, buf, self->own_ssrc, members);
+    if (!gst_am_cc_receiver_on_rtcp (self->cc, now, buf, self->own_ssrc, members)) {
+      g_mutex_unlock (&self->lock);
+      return GST_PAD_PROBE_DROP;        /* spoofed: rtpbin must not see its BYE or SR either */
+    }
     arm_early_locked (self, now);
   }
   g_mutex_unlock (&self->lock);
@@ -389,6 +396,9 @@ gst_asmp_src_init (GstAsmpSrc * self)
   if (!self->rtpbin || !self->rtp_src || !self->rtcp_src || !self->rtcp_sink)
     return;
 
+  /* forged SRs from new SSRCs made rtpbin create a stream (and threads) each: 9 -> 509 threads
+   * after 250 (issue 14); one sender needs one, a restarted sender a second for a while */
+  g_object_set (self->rtpbin, "max-streams", MAX_STREAMS, NULL);
   g_signal_connect (self->rtpbin, "pad-added", G_CALLBACK (on_pad_added), self);
   gst_element_link_pads (self->rtp_src, "src", self->rtpbin, "recv_rtp_sink_0");
   gst_element_link_pads (self->rtcp_src, "src", self->rtpbin, "recv_rtcp_sink_0");

@@ -171,6 +171,27 @@ gst_am_rtcp_append_app (GstBuffer * buf, guint8 subtype, guint32 ssrc,
   return ok;
 }
 
+GstAmSourceGuard *
+gst_am_cc_guard_new (guint rtcp_interval_ms)
+{
+  return gst_am_source_guard_new (MAX ((gint64) rtcp_interval_ms * 10, 30000) * GST_MSECOND);
+}
+
+gboolean
+gst_am_cc_guard_pass (GstAmCcCounters * c, GstAmSourceGuard * g, GstBuffer * buf, gint64 now)
+{
+  switch (gst_am_source_guard_check (g, buf, now)) {
+    case GST_AM_GUARD_SPOOFED:
+      c->rtcp_spoofed++;
+      return FALSE;
+    case GST_AM_GUARD_FULL:
+      c->rtcp_ssrc_full++;
+      return FALSE;
+    default:
+      return TRUE;
+  }
+}
+
 void
 gst_am_cc_count_app (GstAmCcCounters * c, amcc_app_result res)
 {
@@ -203,6 +224,7 @@ gst_am_cc_append_app (GstAmCcCounters * c, GstBuffer * buf, guint32 own_ssrc, gi
 struct _GstAmCcSender {
   GstAmCcCounters c;
   amcc_sender *cc;
+  GstAmSourceGuard *guard;
   gint64 now;                   /* time of the event being handled */
   guint32 own_ssrc;
   guint64 packets, bytes, bytes_at_stats;
@@ -227,6 +249,7 @@ gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now)
     return NULL;
   s = g_new0 (GstAmCcSender, 1);
   s->cc = cc;
+  s->guard = gst_am_cc_guard_new (cfg->rtcp_interval_ms);
   s->stats_time = now;
   return s;
 }
@@ -237,6 +260,7 @@ gst_am_cc_sender_free (GstAmCcSender * s)
   if (!s)
     return;
   amcc_sender_free (s->cc);
+  gst_am_source_guard_free (s->guard);
   g_free (s);
 }
 
@@ -276,17 +300,20 @@ tx_bye (gpointer u, guint32 ssrc)
   amcc_sender_on_bye (s->cc, s->now, ssrc);
 }
 
-void
+gboolean
 gst_am_cc_sender_on_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf, guint32 own_ssrc)
 {
   static const GstAmRtcpVisitor visitor = { NULL, tx_report_block, tx_app, tx_bye };
 
+  if (!gst_am_cc_guard_pass (&s->c, s->guard, buf, now))
+    return FALSE;
   s->now = now;
   s->own_ssrc = own_ssrc;
   amcc_sender_set_ssrc (s->cc, own_ssrc);
   s->c.rtcp_in++;
   if (!gst_am_rtcp_walk (buf, &visitor, s))
     s->c.rtcp_malformed++;
+  return TRUE;
 }
 
 gboolean
@@ -374,6 +401,8 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
       "bytes-sent", G_TYPE_UINT64, s->bytes,
       "rtcp-received", G_TYPE_UINT64, s->c.rtcp_in,
       "rtcp-malformed", G_TYPE_UINT64, s->c.rtcp_malformed,
+      "rtcp-spoofed", G_TYPE_UINT64, s->c.rtcp_spoofed,
+      "rtcp-ssrc-full", G_TYPE_UINT64, s->c.rtcp_ssrc_full,
       "app-received", G_TYPE_UINT64, s->c.app_in,
       "app-malformed", G_TYPE_UINT64, s->c.app_malformed,
       "app-sent", G_TYPE_UINT64, s->c.app_sent,

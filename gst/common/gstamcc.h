@@ -9,6 +9,7 @@
 #include <gst/gst.h>
 #include <amcc/controller.h>
 #include "gstamnet.h"
+#include "gstamguard.h"
 
 G_BEGIN_DECLS
 
@@ -37,6 +38,8 @@ typedef struct {
   guint64 app_foreign;            /* other names: ignored */
   guint64 app_sent;               /* APP packets we appended */
   guint64 app_no_room;            /* could not append: RTCP MTU reached */
+  guint64 rtcp_spoofed;           /* dropped: spoke for an SSRC bound to another address */
+  guint64 rtcp_ssrc_full;         /* dropped: a new SSRC with the binding table full */
 } GstAmCcCounters;
 
 /* ---- RTCP helpers (exposed for tests) ---- */
@@ -54,8 +57,9 @@ typedef struct _GstAmCcSender GstAmCcSender;
 GstAmCcSender *gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now);
 void gst_am_cc_sender_free (GstAmCcSender * s);
 void gst_am_cc_sender_on_rtp_sent (GstAmCcSender * s, gint64 now, gsize bytes);
-/* A compound RTCP packet arrived from the group. */
-void gst_am_cc_sender_on_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf,
+/* A compound RTCP packet arrived from the group. FALSE: it failed the source-address check
+ * (gstamguard.h) and was counted; drop it so that rtpbin does not see it either. */
+gboolean gst_am_cc_sender_on_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf,
     guint32 own_ssrc);
 /* rtpsession is about to send buf: append the sender APP. TRUE if one was appended. */
 gboolean gst_am_cc_sender_on_sending_rtcp (GstAmCcSender * s, gint64 now,
@@ -76,8 +80,9 @@ GstAmCcReceiver *gst_am_cc_receiver_new (const GstAmCcConfig * cfg, gint64 now,
 void gst_am_cc_receiver_free (GstAmCcReceiver * r);
 /* One RTP packet arrived (info from gst_am_rtp_read). */
 void gst_am_cc_receiver_on_rtp (GstAmCcReceiver * r, gint64 now, const GstAmRtpInfo * info);
-/* A compound RTCP packet arrived (sender SR + APP, or a peer's RR + APP). */
-void gst_am_cc_receiver_on_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer * buf,
+/* A compound RTCP packet arrived (sender SR + APP, or a peer's RR + APP). FALSE as for the
+ * sender: drop it. */
+gboolean gst_am_cc_receiver_on_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer * buf,
     guint32 own_ssrc, guint group_size);
 /* rtpsession is about to send buf: make the report and append the APP unless suppressed. */
 gboolean gst_am_cc_receiver_on_sending_rtcp (GstAmCcReceiver * r, gint64 now,
@@ -102,6 +107,11 @@ gboolean gst_am_rtcp_walk (GstBuffer * buf, const GstAmRtcpVisitor * v, gpointer
 /* NTP middle 32 bits of a gst_am_now() time on the wall clock (A in A - LSR - DLSR: rtpsession
  * stamps its SRs with the wall clock). */
 guint32 gst_am_ntp_mid32 (gint64 now);
+/* The source-address guard of a role: bindings outlive 10 RTCP intervals of silence, 30 s at least. */
+GstAmSourceGuard *gst_am_cc_guard_new (guint rtcp_interval_ms);
+/* Runs the guard on an incoming compound RTCP packet and counts a drop; TRUE: use it. */
+gboolean gst_am_cc_guard_pass (GstAmCcCounters * c, GstAmSourceGuard * g, GstBuffer * buf,
+    gint64 now);
 /* Counts what the controller made of an incoming APP. */
 void gst_am_cc_count_app (GstAmCcCounters * c, amcc_app_result res);
 /* Appends the APP that *_next_app returned (ret, app, payload) to buf and counts the outcome;

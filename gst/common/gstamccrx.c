@@ -7,6 +7,7 @@
 struct _GstAmCcReceiver {
   GstAmCcCounters c;
   amcc_receiver *cc;
+  GstAmSourceGuard *guard;
   gint64 now;
   guint32 own_ssrc, sender_ssrc;
   guint group_size;
@@ -32,6 +33,7 @@ gst_am_cc_receiver_new (const GstAmCcConfig * cfg, gint64 now, guint32 own_ssrc)
     return NULL;
   r = g_new0 (GstAmCcReceiver, 1);
   r->cc = cc;
+  r->guard = gst_am_cc_guard_new (cfg->rtcp_interval_ms);
   r->own_ssrc = own_ssrc;
   r->stats_time = now;
   return r;
@@ -43,6 +45,7 @@ gst_am_cc_receiver_free (GstAmCcReceiver * r)
   if (!r)
     return;
   amcc_receiver_free (r->cc);
+  gst_am_source_guard_free (r->guard);
   g_free (r);
 }
 
@@ -90,18 +93,21 @@ rx_app (gpointer u, guint32 ssrc, const gchar * name, guint8 subtype,
           len));
 }
 
-void
+gboolean
 gst_am_cc_receiver_on_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer * buf,
     guint32 own_ssrc, guint group_size)
 {
   static const GstAmRtcpVisitor visitor = { rx_sender_report, NULL, rx_app, NULL };
 
+  if (!gst_am_cc_guard_pass (&r->c, r->guard, buf, now))
+    return FALSE;
   r->now = now;
   set_own_ssrc (r, own_ssrc);
   r->group_size = group_size;
   r->c.rtcp_in++;
   if (!gst_am_rtcp_walk (buf, &visitor, r))
     r->c.rtcp_malformed++;
+  return TRUE;
 }
 
 gboolean
@@ -164,6 +170,8 @@ gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now)
       "echoes-received", G_TYPE_UINT64, cs.echoes,
       "rtcp-received", G_TYPE_UINT64, r->c.rtcp_in,
       "rtcp-malformed", G_TYPE_UINT64, r->c.rtcp_malformed,
+      "rtcp-spoofed", G_TYPE_UINT64, r->c.rtcp_spoofed,
+      "rtcp-ssrc-full", G_TYPE_UINT64, r->c.rtcp_ssrc_full,
       "app-received", G_TYPE_UINT64, r->c.app_in,
       "app-malformed", G_TYPE_UINT64, r->c.app_malformed, NULL);
 }

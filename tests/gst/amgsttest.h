@@ -36,13 +36,31 @@ amt_free_port_pair (void)
 
 /* Sends a buffer's bytes to 127.0.0.1:port. */
 static inline void
+amt_udp_send_from (GstBuffer * buf, gint port, const gchar * from);
+
+static inline void
 amt_udp_send (GstBuffer * buf, gint port)
+{
+  amt_udp_send_from (buf, port, NULL);
+}
+
+/* Sends buf to 127.0.0.1:port from the loopback address `from` (e.g. "127.0.0.2": another
+ * "host" for the source-address checks; NULL: the default). */
+static inline void
+amt_udp_send_from (GstBuffer * buf, gint port, const gchar * from)
 {
   GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM, 0, NULL);
   GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
   GSocketAddress *sa = g_inet_socket_address_new (lo, port);
   GstMapInfo map;
 
+  if (from) {
+    GInetAddress *ia = g_inet_address_new_from_string (from);
+    GSocketAddress *src = g_inet_socket_address_new (ia, 0);
+    fail_unless (g_socket_bind (s, src, FALSE, NULL));
+    g_object_unref (src);
+    g_object_unref (ia);
+  }
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
   fail_unless (g_socket_send_to (s, sa, (const gchar *) map.data, map.size, NULL, NULL)
       == (gssize) map.size);

@@ -9,6 +9,7 @@
 #include "common/gstamnet.h"
 
 #define SENDER_SSRC 0x11223344u
+#define MARKER_SSRC 0x0000F00Du      /* an RR with nothing in it, sent behind a packet the element may drop */
 
 typedef struct {
   GstTestClock *clock;
@@ -142,10 +143,26 @@ next_sr (Fixture * f)
 /* Sends a compound RTCP (RR from rx_ssrc [+ report block about the sender] [+ APP]) to the
  * element's RTCP port and waits until the element has handled it. */
 static void
+send_rr_from (Fixture * f, const gchar * from, guint32 rx_ssrc, gboolean block, guint32 lsr,
+    guint32 dlsr, const gchar * app_name, guint8 subtype, const guint8 * app, gsize app_len,
+    guint32 bye);
+
+static void
 send_rr (Fixture * f, guint32 rx_ssrc, gboolean block, guint32 lsr, guint32 dlsr,
     const gchar * app_name, guint8 subtype, const guint8 * app, gsize app_len)
 {
+  send_rr_from (f, NULL, rx_ssrc, block, lsr, dlsr, app_name, subtype, app, app_len, 0);
+}
+
+/* The same from the loopback address `from` (NULL: the default), with a BYE for `bye` after
+ * the APP (0: none); waits until the element's RTCP socket has taken it (dropped or not). */
+static void
+send_rr_from (Fixture * f, const gchar * from, guint32 rx_ssrc, gboolean block, guint32 lsr,
+    guint32 dlsr, const gchar * app_name, guint8 subtype, const guint8 * app, gsize app_len,
+    guint32 bye)
+{
   GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
+  gboolean done;
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstRTCPPacket pkt;
 
@@ -157,11 +174,31 @@ send_rr (Fixture * f, guint32 rx_ssrc, gboolean block, guint32 lsr, guint32 dlsr
   gst_rtcp_buffer_unmap (&rtcp);
   if (app_name)
     fail_unless (gst_am_rtcp_append_app (b, subtype, rx_ssrc, app_name, app, app_len));
-  amt_udp_send (b, f->port + 1);
+  if (bye) {
+    gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+    fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_BYE, &pkt));
+    fail_unless (gst_rtcp_packet_bye_add_ssrc (&pkt, bye));
+    gst_rtcp_buffer_unmap (&rtcp);
+  }
+  amt_udp_send_from (b, f->port + 1, from);
   gst_buffer_unref (b);
-  seen = amt_wait_buffer (f->rtcp_in);
-  fail_unless (seen != NULL, "RTCP not received by asmpsink");
-  gst_buffer_unref (seen);
+  if (from) {
+    /* the element may drop it, and then no later probe sees it: send a marker RR behind it
+     * (the socket keeps the order) and wait for that */
+    GstBuffer *m = gst_rtcp_buffer_new (100);
+    gst_rtcp_buffer_map (m, GST_MAP_READWRITE, &rtcp);
+    fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
+    gst_rtcp_packet_rr_set_ssrc (&pkt, MARKER_SSRC);
+    gst_rtcp_buffer_unmap (&rtcp);
+    amt_udp_send (m, f->port + 1);
+    gst_buffer_unref (m);
+  }
+  do {
+    seen = amt_wait_buffer (f->rtcp_in);
+    fail_unless (seen != NULL, "RTCP not received by asmpsink");
+    done = !from || gst_am_rtcp_first_ssrc (seen) == MARKER_SSRC;
+    gst_buffer_unref (seen);
+  } while (!done);
 }
 
 static GstStructure *
@@ -416,6 +453,53 @@ GST_START_TEST (test_receiver_timeout_on_test_clock)
 }
 GST_END_TEST;
 
+static guint64
+report_app (Fixture * f, const gchar * from, guint32 ssrc, gdouble rate_bps, guint32 bye)
+{
+  amcc_asmp_report rep = { 0 };
+  guint8 buf[64];
+  gsize len;
+  guint target = 0;
+
+  rep.rate_bps = rate_bps;
+  rep.rtt_s = 0.05;
+  fail_unless_equals_int (amcc_asmp_report_encode (&rep, buf, sizeof (buf), &len), AMCC_OK);
+  send_rr_from (f, from, ssrc, TRUE, 0, 0, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_REPORT, buf,
+      len, bye);
+  g_object_get (f->sink, "target-bitrate", &target, NULL);
+  return target;
+}
+
+/* issue 14's forgeries from a third host (here the loopback address 127.0.0.2): a report in the
+ * honest receiver's name claiming 1 kbit/s, and a BYE for it behind a fake report of 20 Mbit/s,
+ * are dropped and counted; the target stays the honest receiver's. A new SSRC from that host
+ * is a receiver like any other (what binding cannot stop; docs/security.md). */
+GST_START_TEST (test_forged_feedback_dropped)
+{
+  Fixture f;
+  GstStructure *st;
+  guint receivers = 0;
+
+  fixture_init (&f, "asmp");
+  push_rtp (&f, TRUE);
+  gst_buffer_unref (next_sr (&f));
+  fail_unless_equals_int (report_app (&f, "127.0.0.1", 0xAABBCCDD, 300000, 0), 300000);
+  fail_unless_equals_int (report_app (&f, "127.0.0.2", 0xAABBCCDD, 1000, 0), 300000);
+  fail_unless_equals_int (report_app (&f, "127.0.0.2", 0x66666666, 20e6, 0xAABBCCDD), 300000);
+  gst_buffer_unref (next_sr (&f));
+  st = stats (&f);
+  fail_unless_equals_int (stat_u64 (st, "rtcp-spoofed"), 2);
+  fail_unless_equals_int (stat_u64 (st, "app-received"), 1);
+  fail_unless (gst_structure_get_uint (st, "receivers", &receivers));
+  fail_unless_equals_int (receivers, 1);
+  gst_structure_free (st);
+  /* the honest receiver goes on; the other host's own SSRC is heard */
+  fail_unless_equals_int (report_app (&f, "127.0.0.1", 0xAABBCCDD, 400000, 0), 400000);
+  fail_unless_equals_int (report_app (&f, "127.0.0.2", 0x66666666, 350000, 0), 350000);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_tfmcc_sender_app)
 {
   Fixture f;
@@ -554,6 +638,7 @@ asmpsink_suite (void)
   tcase_add_test (tc, test_malformed_app_counted_and_ignored);
   tcase_add_test (tc, test_echo_bounded_by_rtcp_mtu);
   tcase_add_test (tc, test_receiver_timeout_on_test_clock);
+  tcase_add_test (tc, test_forged_feedback_dropped);
   tcase_add_test (tc, test_tfmcc_sender_app);
   tcase_add_test (tc, test_tfmcc_early_rtcp);
   tcase_add_test (tc, test_bad_settings_clear_error);

@@ -4,6 +4,8 @@
 #include "amgsttest.h"
 #include <glib/gstdio.h>
 #include "common/gstamcc.h"
+#include "common/gstamguard.h"
+#include <gst/net/gstnetaddressmeta.h>
 #include "common/gstamnet.h"
 #include "common/gstamsdp.h"
 #include "common/gstamtrace.h"
@@ -269,6 +271,98 @@ GST_START_TEST (test_sdp_text)
 }
 GST_END_TEST;
 
+/* An RTCP compound from `from` (NULL: no address meta): an RR of `rr` (0: none), then SDES
+ * chunks for `sdes` SSRCs numbered from `rr` (in SDES packets of 31), then a BYE of `bye` (0: none). */
+static GstBuffer *
+rtcp_from (const gchar * from, guint32 rr, guint sdes, guint32 bye)
+{
+  GstBuffer *b = gst_rtcp_buffer_new (1400);
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket p;
+  guint i;
+
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  if (rr) {
+    fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &p));
+    gst_rtcp_packet_rr_set_ssrc (&p, rr);
+  }
+  for (i = 0; i < sdes; i++) {         /* an SDES packet holds 31 chunks at most */
+    if (i % 31 == 0)
+      fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SDES, &p));
+    fail_unless (gst_rtcp_packet_sdes_add_item (&p, rr + i));
+  }
+  if (bye) {
+    fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_BYE, &p));
+    fail_unless (gst_rtcp_packet_bye_add_ssrc (&p, bye));
+  }
+  gst_rtcp_buffer_unmap (&rtcp);
+  if (from) {
+    GInetAddress *ia = g_inet_address_new_from_string (from);
+    GSocketAddress *sa = g_inet_socket_address_new (ia, 5005);
+    gst_buffer_add_net_address_meta (b, sa);
+    g_object_unref (sa);
+    g_object_unref (ia);
+  }
+  return b;
+}
+
+static GstAmGuardVerdict
+check_from (GstAmSourceGuard * g, gint64 now, const gchar * from, guint32 rr, guint sdes,
+    guint32 bye)
+{
+  GstBuffer *b = rtcp_from (from, rr, sdes, bye);
+  GstAmGuardVerdict v = gst_am_source_guard_check (g, b, now);
+
+  gst_buffer_unref (b);
+  return v;
+}
+
+/* Source-address binding of SSRCs (docs/security.md): reports and BYEs in another host's name
+ * are dropped, all or nothing per compound packet; the owner's BYE or silence releases the
+ * SSRC; the table is capped. */
+GST_START_TEST (test_source_guard)
+{
+  GstAmSourceGuard *g = gst_am_source_guard_new (30 * GST_SECOND);
+  gint64 t = 100 * GST_SECOND;
+  guint i;
+
+  fail_unless_equals_int (check_from (g, t, "10.0.0.1", 0xA, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.1", 0xA, 0, 0), GST_AM_GUARD_PASS);
+  /* another host: as the same SSRC, or saying BYE for it after an RR of its own */
+  fail_unless_equals_int (check_from (g, t, "10.0.0.9", 0xA, 0, 0), GST_AM_GUARD_SPOOFED);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.9", 0xB, 0, 0xA), GST_AM_GUARD_SPOOFED);
+  fail_unless_equals_int (gst_am_source_guard_size (g), 1);   /* 0xB was not bound either */
+  fail_unless_equals_int (check_from (g, t, "::ffff:10.0.0.1", 0xA, 0, 0), GST_AM_GUARD_SPOOFED);
+  /* no address to check (not from a socket): passes */
+  fail_unless_equals_int (check_from (g, t, NULL, 0xA, 0, 0xA), GST_AM_GUARD_PASS);
+  /* the owner's BYE releases it; then another host may take the SSRC */
+  fail_unless_equals_int (check_from (g, t, "10.0.0.1", 0, 0, 0xA), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (gst_am_source_guard_size (g), 0);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.9", 0xA, 0, 0), GST_AM_GUARD_PASS);
+  /* silence for longer than the forget time releases it too */
+  fail_unless_equals_int (check_from (g, t + 29 * GST_SECOND, "10.0.0.1", 0xA, 0, 0),
+      GST_AM_GUARD_SPOOFED);
+  fail_unless_equals_int (check_from (g, t + 31 * GST_SECOND, "10.0.0.1", 0xA, 0, 0),
+      GST_AM_GUARD_PASS);
+  /* one packet speaking for more SSRCs than any member would */
+  fail_unless_equals_int (check_from (g, t, "10.0.0.5", 0x100, 31, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.5", 0x200, 64, 0), GST_AM_GUARD_SPOOFED);
+  gst_am_source_guard_free (g);
+
+  /* the cap: new SSRCs beyond it are dropped until silent ones are forgotten */
+  g = gst_am_source_guard_new (30 * GST_SECOND);
+  for (i = 0; i < GST_AM_GUARD_MAX_SSRCS; i++)
+    fail_unless_equals_int (check_from (g, t, "10.0.0.2", 0x1000 + i, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.3", 0x9999, 0, 0), GST_AM_GUARD_FULL);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.2", 0x1000, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t + 31 * GST_SECOND, "10.0.0.3", 0x9999, 0, 0),
+      GST_AM_GUARD_PASS);
+  fail_unless_equals_int (gst_am_source_guard_size (g), 1);
+  gst_am_source_guard_free (g);
+}
+
+GST_END_TEST;
+
 /* the gst_am_now() time that traces print as Unix time ns */
 #define ON_WALL(ns) (G_GINT64_CONSTANT (ns) - gst_am_wall (0))
 
@@ -381,6 +475,7 @@ helpers_suite (void)
   tcase_add_test (tc, test_sdp_text);
   tcase_add_test (tc, test_trace_lines);
   tcase_add_test (tc, test_send_trace);
+  tcase_add_test (tc, test_source_guard);
   return s;
 }
 

@@ -1,0 +1,33 @@
+/* gstamguard.h - source-address binding of RTCP SSRCs (docs/security.md): the first address an
+ * SSRC is heard from owns it; a compound RTCP packet that speaks for an SSRC owned by another
+ * address (its SR/RR/APP sender, a BYE or SDES entry) is dropped before rtpbin or lib/cc see it.
+ * A third host on the group can no longer report, or say BYE, in an honest member's name. It
+ * does not stop a member forging from its own address, nor anyone who can spoof source
+ * addresses on the path (SRTCP with per-member keys does). Bindings of silent SSRCs are
+ * forgotten; the table is capped, and new SSRCs beyond the cap are dropped and counted. */
+#ifndef GST_AM_GUARD_H
+#define GST_AM_GUARD_H
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+#define GST_AM_GUARD_MAX_SSRCS 1024   /* bindings at most (an RTCP group this size is rare) */
+
+typedef struct _GstAmSourceGuard GstAmSourceGuard;
+
+typedef enum {
+  GST_AM_GUARD_PASS,            /* unknown sender address or every SSRC is its own: use it */
+  GST_AM_GUARD_SPOOFED,         /* speaks for an SSRC bound to another address: drop */
+  GST_AM_GUARD_FULL             /* a new SSRC, and the table is full: drop */
+} GstAmGuardVerdict;
+
+/* forget_ns: a binding not heard from this long is released. */
+GstAmSourceGuard *gst_am_source_guard_new (gint64 forget_ns);
+void gst_am_source_guard_free (GstAmSourceGuard * g);
+/* Checks a compound RTCP buffer (source address from its GstNetAddressMeta) and, when it
+ * passes, binds its new SSRCs to that address; a BYE from the owner releases the binding. */
+GstAmGuardVerdict gst_am_source_guard_check (GstAmSourceGuard * g, GstBuffer * rtcp, gint64 now);
+guint gst_am_source_guard_size (GstAmSourceGuard * g);
+
+G_END_DECLS
+#endif
