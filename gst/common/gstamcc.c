@@ -201,6 +201,8 @@ gst_am_cc_count_app (GstAmCcCounters * c, amcc_app_result res)
     c->app_malformed++;
   else if (res == AMCC_APP_FOREIGN)
     c->app_foreign++;
+  else if (res == AMCC_APP_UNPROVEN)
+    c->app_unproven++;
 }
 
 gboolean
@@ -245,6 +247,8 @@ gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now)
   c.rtcp_interval = (gint64) MAX (cfg->rtcp_interval_ms, 1) * GST_MSECOND;
   c.receiver_timeout = (gint64) cfg->receiver_timeout_ms * GST_MSECOND;
   c.seed = ((guint64) g_random_int () << 32) | g_random_int ();
+  /* a report counts once its receiver echoed one of our SRs (docs/security.md) */
+  c.proofs = 1;
   if (!(cc = amcc_sender_new (cfg->protocol, &c, now)))
     return NULL;
   s = g_new0 (GstAmCcSender, 1);
@@ -316,6 +320,27 @@ gst_am_cc_sender_on_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf, guint3
   return TRUE;
 }
 
+/* lib/cc keeps our SRs' NTP times: their receivers' LSR proves reception and gives eq. 9 on
+ * our own clock */
+static void
+note_sr (GstAmCcSender * s, gint64 now, GstBuffer * buf, guint32 own_ssrc)
+{
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket p;
+  guint32 ssrc;
+  guint64 ntp;
+
+  if (!gst_rtcp_buffer_map (buf, GST_MAP_READ, &rtcp))
+    return;
+  if (gst_rtcp_buffer_get_first_packet (&rtcp, &p)
+      && gst_rtcp_packet_get_type (&p) == GST_RTCP_TYPE_SR) {
+    gst_rtcp_packet_sr_get_sender_info (&p, &ssrc, &ntp, NULL, NULL, NULL);
+    if (ssrc == own_ssrc)
+      amcc_sender_on_sr_sent (s->cc, now, amcc_ntp_mid32 (ntp));
+  }
+  gst_rtcp_buffer_unmap (&rtcp);
+}
+
 gboolean
 gst_am_cc_sender_on_sending_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf,
     guint32 own_ssrc)
@@ -326,6 +351,7 @@ gst_am_cc_sender_on_sending_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf
 
   s->own_ssrc = own_ssrc;
   amcc_sender_set_ssrc (s->cc, own_ssrc);
+  note_sr (s, now, buf, own_ssrc);
   ret = amcc_sender_next_app (s->cc, now, payload, MIN (gst_am_rtcp_app_room (buf),
           sizeof (payload)), &app);
   return gst_am_cc_append_app (&s->c, buf, own_ssrc, ret, &app, payload);
@@ -405,6 +431,7 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
       "rtcp-ssrc-full", G_TYPE_UINT64, s->c.rtcp_ssrc_full,
       "app-received", G_TYPE_UINT64, s->c.app_in,
       "app-malformed", G_TYPE_UINT64, s->c.app_malformed,
+      "app-unproven", G_TYPE_UINT64, s->c.app_unproven,
       "app-sent", G_TYPE_UINT64, s->c.app_sent,
       "app-no-room", G_TYPE_UINT64, s->c.app_no_room, NULL);
   gst_structure_take_value (st, "reports", &arr);

@@ -38,6 +38,7 @@ typedef struct {
   guint64 app_foreign;            /* other names: ignored */
   guint64 app_sent;               /* APP packets we appended */
   guint64 app_no_room;            /* could not append: RTCP MTU reached */
+  guint64 app_unproven;           /* from an SSRC that has not proven reception yet */
   guint64 rtcp_spoofed;           /* dropped: spoke for an SSRC bound to another address */
   guint64 rtcp_ssrc_full;         /* dropped: a new SSRC with the binding table full */
 } GstAmCcCounters;

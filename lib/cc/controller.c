@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "controller_impl.h"
+#include "amcc/rtt.h"
 
 /* A new protocol: one adapter file and one line here. The order gives the elements' enum values. */
 static const amcc_protocol *const registry[] = {
@@ -16,7 +17,7 @@ static const amcc_protocol *const registry[] = {
 #define PEER_VIEW_INTERVALS 10      /* stats forget a receiver silent for 10 RTCP intervals */
 #define TIMEOUT_INTERVALS 3         /* a receiver is gone after 3 silent RTCP intervals (spec:
                                        "e.g. after 3 intervals") */
-#define MAX_PEERS (1u << 20)
+#define MAX_PEERS (1u << 16)       /* the ASMP sender's own table bound (max_receivers) */
 
 static int
 same_name (const char *a, const char *b)
@@ -128,7 +129,7 @@ amcc_peers_get (amcc_peers *t, uint32_t ssrc)
   p = &t->slot[i].p;
   memset (p, 0, sizeof *p);
   p->ssrc = ssrc;
-  p->heard = p->reported = AMCC_TIME_NONE;
+  p->heard = p->reported = p->proven = AMCC_TIME_NONE;
   return p;
 }
 
@@ -185,6 +186,7 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
   s->proto = proto;
   s->cfg = c;
   memset (&s->peers, 0, sizeof s->peers);
+  s->sr_n = s->sr_next = 0;
   return s;
 }
 
@@ -209,17 +211,59 @@ amcc_sender_on_rtp_sent (amcc_sender *s, amcc_time now, size_t bytes)
 }
 
 void
+amcc_sender_on_sr_sent (amcc_sender *s, amcc_time now, uint32_t ntp_mid32)
+{
+  s->sr[s->sr_next].ntp = ntp_mid32;
+  s->sr[s->sr_next].at = now;
+  s->sr_next = (s->sr_next + 1) % AMCC_SR_MEMORY;
+  if (s->sr_n < AMCC_SR_MEMORY)
+    s->sr_n++;
+}
+
+/* When we sent the SR whose NTP middle bits are lsr, if we remember it. */
+static int
+sr_sent_at (const amcc_sender *s, uint32_t lsr, amcc_time *at)
+{
+  for (unsigned i = 0; lsr && i < s->sr_n; i++)
+    if (s->sr[i].ntp == lsr) {
+      *at = s->sr[i].at;
+      return 1;
+    }
+  return 0;
+}
+
+void
 amcc_sender_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter, uint32_t about,
     uint32_t lsr, uint32_t dlsr, uint32_t a_ntp32)
 {
-  if (about == s->cfg.ssrc)
-    s->proto->sender->on_report_block (s, now, reporter, lsr, dlsr, a_ntp32);
+  amcc_time at;
+  amcc_peer *p;
+
+  if (about != s->cfg.ssrc)
+    return;
+  /* a proof: it echoes one of our SRs and did not hold it longer than since we sent it
+   * (DLSR in 1/65536 s; one unit of slack for its truncation) */
+  if (sr_sent_at (s, lsr, &at) && now >= at
+      && (uint64_t) dlsr <= (uint64_t) amcc_time_to_ntp_mid32 (now - at) + 1) {
+    a_ntp32 = lsr + amcc_time_to_ntp_mid32 (now - at);    /* A on our own clock (eq. 9) */
+    if ((p = amcc_peers_get (&s->peers, reporter))) {
+      p->proofs++;
+      p->proven = now;
+    }
+  }
+  s->proto->sender->on_report_block (s, now, reporter, lsr, dlsr, a_ntp32);
 }
 
 amcc_app_result
 amcc_sender_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
     uint8_t subtype, const uint8_t *data, size_t len)
 {
+  const amcc_peer *p;
+
+  /* a report counts once its sender has proven it hears us (issue 14: a blind forger cannot) */
+  if (s->cfg.proofs && ssrc != s->cfg.ssrc
+      && (!(p = amcc_peers_find (&s->peers, ssrc)) || p->proofs < s->cfg.proofs))
+    return AMCC_APP_UNPROVEN;
   return s->proto->sender->on_app (s, now, ssrc, name, subtype, data, len);
 }
 
@@ -272,6 +316,7 @@ amcc_sender_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
   for (size_t i = 0; i < s->peers.cap;) {
     const amcc_peer *p = &s->peers.slot[i].p;
     amcc_time seen = p->heard > p->reported ? p->heard : p->reported;
+    seen = p->proven > seen ? p->proven : seen;
     if (s->peers.slot[i].used && seen != AMCC_TIME_NONE && now - seen > forget)
       amcc_peers_remove (&s->peers, p->ssrc);  /* a later entry may move here: look again */
     else

@@ -27,6 +27,8 @@ struct amcc_sender {
   const amcc_protocol *proto;
   amcc_ctl_config cfg;         /* receiver_timeout resolved; min/max as last set */
   amcc_peers peers;
+  struct { uint32_t ntp; amcc_time at; } sr[AMCC_SR_MEMORY];  /* our last SRs, a ring */
+  unsigned sr_n, sr_next;
 };
 
 struct amcc_receiver {

@@ -65,7 +65,11 @@ typedef struct {
   amcc_time now, next_send, next_sr, sender_early;
   uint32_t seq;
   uint64_t rng;
+  uint32_t proofs;            /* cfg.proofs of the sender */
+  int unproven, taken;        /* receiver APPs the sender classified so */
 } sim;
+
+static uint32_t sim_proofs;   /* cfg.proofs for the next sim_init */
 
 static double
 uniform (uint64_t *st)
@@ -102,6 +106,7 @@ sim_init (sim *S, const amcc_protocol *p, int nn, double initial_bps, double max
   c.rtcp_interval = IV;
   c.ssrc = SENDER_SSRC;
   c.seed = 1;
+  c.proofs = S->proofs = sim_proofs;
   S->s = amcc_sender_new (p, &c, 0);
   AMT_CHECK (S->s != NULL);
   for (int i = 0; i < nn; i++) {
@@ -157,6 +162,7 @@ sender_rtcp (sim *S)
   msg m = { .sr = 1, .from = SENDER_SSRC, .lsr = amcc_time_to_ntp_mid32 (S->now) };
   int ret = amcc_sender_next_app (S->s, S->now, m.data, CAP, &m.app);
 
+  amcc_sender_on_sr_sent (S->s, S->now, m.lsr);      /* as the elements do */
   CHECK (ret >= 0);
   m.has_app = ret == 1;
   for (int i = 0; i < S->nn; i++) {
@@ -195,9 +201,13 @@ deliver (sim *S, msg *m)
     if (m->rb)
       amcc_sender_on_report_block (S->s, S->now, m->from, SENDER_SSRC, m->lsr, m->dlsr,
           amcc_time_to_ntp_mid32 (S->now));
-    if (m->has_app)
-      CHECK (amcc_sender_on_app (S->s, S->now, m->from, m->app.name, m->app.subtype, m->data,
-              m->app.len) == AMCC_APP_TAKEN);
+    if (m->has_app) {
+      amcc_app_result r = amcc_sender_on_app (S->s, S->now, m->from, m->app.name,
+          m->app.subtype, m->data, m->app.len);
+      CHECK (r == AMCC_APP_TAKEN || (S->proofs && r == AMCC_APP_UNPROVEN));
+      S->taken += r == AMCC_APP_TAKEN;
+      S->unproven += r == AMCC_APP_UNPROVEN;
+    }
     return;
   }
   node *n = &S->n[m->to];
@@ -445,6 +455,61 @@ check_bad_apps (const amcc_protocol *p)
   sim_free (&S);
 }
 
+/* cfg.proofs (issue 14): a receiver's reports count once a report block of it echoed one of our
+ * SRs (LSR) without claiming to have held it longer than since we sent it (DLSR); eq. 9's RTT
+ * then comes from our own SR send time. A forger who never heard an SR stays unproven. */
+static void
+check_proofs (const amcc_protocol *p)
+{
+  sim S;
+  uint8_t buf[CAP];
+  amcc_app ra = { 0 };
+  const amcc_peer *peer;
+  size_t it = 0;
+  uint32_t lsr;
+  const uint32_t forger = 0x999;
+
+  sim_proofs = 1;
+  sim_init (&S, p, 1, 500e3, 20e6);
+  sim_proofs = 0;
+  sim_run (&S, 10 * SEC);
+  CHECK (S.taken >= 5);
+  CHECK (S.unproven <= 1);                  /* at most the report sent before any SR */
+  for (int tries = 0; tries < 200 && !ra.len; tries++) {
+    sim_run (&S, S.now + 10 * MS);
+    if (amcc_receiver_next_app (S.n[0].r, S.now, buf, sizeof buf, &ra) != 1)
+      ra.len = 0;
+  }
+  CHECK (ra.len > 0);
+  lsr = S.n[0].lsr;
+  CHECK (lsr != 0);
+  /* never sent a block; a block with an LSR we never sent; a DLSR longer than since our SR */
+  CHECK (amcc_sender_on_app (S.s, S.now, forger, ra.name, ra.subtype, buf, ra.len)
+      == AMCC_APP_UNPROVEN);
+  amcc_sender_on_report_block (S.s, S.now, forger, SENDER_SSRC, lsr ^ 0x5a5a, 0, 0);
+  CHECK (amcc_sender_on_app (S.s, S.now, forger, ra.name, ra.subtype, buf, ra.len)
+      == AMCC_APP_UNPROVEN);
+  amcc_sender_on_report_block (S.s, S.now, forger, SENDER_SSRC, lsr, 0x7fff0000, 0);
+  CHECK (amcc_sender_on_app (S.s, S.now, forger, ra.name, ra.subtype, buf, ra.len)
+      == AMCC_APP_UNPROVEN);
+  /* a block about another SSRC proves nothing either */
+  amcc_sender_on_report_block (S.s, S.now, forger, SENDER_SSRC + 1, lsr, 0, 0);
+  CHECK (amcc_sender_on_app (S.s, S.now, forger, ra.name, ra.subtype, buf, ra.len)
+      == AMCC_APP_UNPROVEN);
+  amcc_sender_on_report_block (S.s, S.now, forger, SENDER_SSRC, lsr, 0, 0);
+  CHECK (amcc_sender_on_app (S.s, S.now, forger, ra.name, ra.subtype, buf, ra.len)
+      == AMCC_APP_TAKEN);
+  /* eq. 9 on our own clock: the receiver's RTT is the path's 2 x 20 ms (to DLSR's 1/65536 s) */
+  if (p == amcc_protocol_find ("asmp")) {
+    while ((peer = amcc_sender_next_peer (S.s, &it)) && peer->ssrc != S.n[0].ssrc)
+      ;
+    CHECK (peer != NULL);
+    if (peer)
+      AMT_NEAR (peer->sender_rtt_s, 0.040, 0.0002);
+  }
+  sim_free (&S);
+}
+
 /* TFMCC's X travels to the receivers in its sender APP (RFC 4654 2.2.1): new limits clamp
  * what is advertised too, not only the target handed to the encoder. */
 static void
@@ -483,6 +548,7 @@ static void test_bottleneck (void) { for_each_protocol (check_bottleneck); }
 static void test_timeout (void) { for_each_protocol (check_timeout); }
 static void test_limits (void) { for_each_protocol (check_limits); }
 static void test_bad_apps (void) { for_each_protocol (check_bad_apps); }
+static void test_proofs (void) { for_each_protocol (check_proofs); }
 
 int
 main (void)
@@ -493,6 +559,7 @@ main (void)
   AMT_RUN (test_timeout);
   AMT_RUN (test_limits);
   AMT_RUN (test_bad_apps);
+  AMT_RUN (test_proofs);
   AMT_RUN (test_tfmcc_advertises_limits);
   return amt_summary ();
 }

@@ -46,6 +46,9 @@ typedef struct amcc_ctl_config {
   uint32_t clock_rate;        /* receiver: RTP clock rate (0 = 90000) */
   uint32_t ssrc;              /* own SSRC (amcc_*_set_ssrc changes it) */
   uint64_t seed;              /* seed of the role's random numbers (feedback timers) */
+  uint32_t proofs;            /* sender: report blocks proving reception (LSR = one of our recent
+                                 SRs, amcc_sender_on_sr_sent) a receiver must have sent before its
+                                 APP reports count; 0 = every report counts */
 } amcc_ctl_config;
 
 /* Fills the defaults: 500 kbit/s in [64 kbit/s, 20 Mbit/s], 1 s RTCP, timeout 0, 90 kHz. */
@@ -56,7 +59,8 @@ typedef enum amcc_app_result {
   AMCC_APP_MALFORMED = -1,    /* ours by name, but the payload was rejected */
   AMCC_APP_FOREIGN = 0,       /* another name: ignored */
   AMCC_APP_TAKEN = 1,         /* ours, used */
-  AMCC_APP_IGNORED = 2        /* ours by name, not for this role (another sender's, our own) */
+  AMCC_APP_IGNORED = 2,       /* ours by name, not for this role (another sender's, our own) */
+  AMCC_APP_UNPROVEN = 3       /* from an SSRC that has not yet proven reception (cfg.proofs) */
 } amcc_app_result;
 
 /* An APP packet to append: payload in the caller's buffer. */
@@ -85,6 +89,8 @@ typedef struct amcc_peer {
   double rate_bps, loss, rtt_s, jitter_s;
   int congested;
   double sender_rtt_s;        /* RTT the sender measured for it (RR block), 0 = unknown */
+  uint32_t proofs;            /* report blocks whose LSR was one of our recent SRs */
+  amcc_time proven;           /* the last of them, AMCC_TIME_NONE = none */
 } amcc_peer;
 
 typedef struct amcc_sender_stats {
@@ -158,7 +164,14 @@ void amcc_sender_free (amcc_sender *s);
 const amcc_protocol *amcc_sender_protocol (const amcc_sender *s);
 void amcc_sender_set_ssrc (amcc_sender *s, uint32_t ssrc);
 void amcc_sender_on_rtp_sent (amcc_sender *s, amcc_time now, size_t bytes);
-/* Every report block of an incoming SR/RR; blocks about other SSRCs are skipped. */
+/* The SR about to leave carries this NTP timestamp (its middle 32 bits). The sender keeps the
+ * last AMCC_SR_MEMORY: a report block whose LSR is one of them proves that its reporter heard us
+ * (cfg.proofs), and eq. 9's A - LSR - DLSR is then taken on our own clock (now - the SR's send
+ * time - DLSR), whatever clock stamped the SR. */
+#define AMCC_SR_MEMORY 16
+void amcc_sender_on_sr_sent (amcc_sender *s, amcc_time now, uint32_t ntp_mid32);
+/* Every report block of an incoming SR/RR; blocks about other SSRCs are skipped. a_ntp32 is
+ * used only when lsr is none of the SRs amcc_sender_on_sr_sent recorded. */
 void amcc_sender_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter,
     uint32_t about, uint32_t lsr, uint32_t dlsr, uint32_t a_ntp32);
 amcc_app_result amcc_sender_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc,
