@@ -187,6 +187,8 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
   s->cfg = c;
   memset (&s->peers, 0, sizeof s->peers);
   s->sr_n = s->sr_next = 0;
+  s->last_heard = AMCC_TIME_NONE;
+  s->rate_heard = c.initial_bps;
   return s;
 }
 
@@ -241,6 +243,7 @@ amcc_sender_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter, u
 
   if (about != s->cfg.ssrc)
     return;
+  s->last_heard = now;
   /* a proof: it echoes one of our SRs and did not hold it longer than since we sent it
    * (DLSR in 1/65536 s; one unit of slack for its truncation) */
   if (sr_sent_at (s, lsr, &at) && now >= at
@@ -264,7 +267,10 @@ amcc_sender_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char nam
   if (s->cfg.proofs && ssrc != s->cfg.ssrc
       && (!(p = amcc_peers_find (&s->peers, ssrc)) || p->proofs < s->cfg.proofs))
     return AMCC_APP_UNPROVEN;
-  return s->proto->sender->on_app (s, now, ssrc, name, subtype, data, len);
+  amcc_app_result r = s->proto->sender->on_app (s, now, ssrc, name, subtype, data, len);
+  if (r == AMCC_APP_TAKEN)
+    s->last_heard = now;
+  return r;
 }
 
 void
@@ -274,15 +280,34 @@ amcc_sender_on_bye (amcc_sender *s, amcc_time now, uint32_t ssrc)
   amcc_peers_remove (&s->peers, ssrc);
 }
 
+/* The most the target may be once every receiver has been silent past the receiver timeout:
+ * half of what it was while they were heard, and half again every further timeout. Feedback
+ * that stops (a partition, dead receivers, an attacker's flood delaying RTCP) must slow the
+ * sender down, as TCP's timeout does, never leave it holding or rising. */
+static double
+silence_cap (const amcc_sender *s, amcc_time now)
+{
+  amcc_time quiet = now - s->last_heard, t = s->cfg.receiver_timeout;
+  if (s->last_heard == AMCC_TIME_NONE || quiet <= t)
+    return INFINITY;
+  return s->rate_heard * exp2 (-(double) quiet / (double) t);
+}
+
+static double
+clamp_rate (const amcc_sender *s, double r)
+{
+  if (!(r >= s->cfg.min_bps))
+    r = s->cfg.min_bps;
+  return r > s->cfg.max_bps ? s->cfg.max_bps : r;
+}
+
 double
 amcc_sender_rate (amcc_sender *s, amcc_time now)
 {
-  double r = s->proto->sender->rate (s, now);
-  if (!(r >= s->cfg.min_bps))
-    r = s->cfg.min_bps;
-  if (r > s->cfg.max_bps)
-    r = s->cfg.max_bps;
-  return r;
+  double r = clamp_rate (s, s->proto->sender->rate (s, now)), cap = silence_cap (s, now);
+  if (cap == INFINITY)
+    s->rate_heard = r;
+  return cap < r ? clamp_rate (s, cap) : r;
 }
 
 void

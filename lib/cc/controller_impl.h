@@ -29,6 +29,8 @@ struct amcc_sender {
   amcc_peers peers;
   struct { uint32_t ntp; amcc_time at; } sr[AMCC_SR_MEMORY];  /* our last SRs, a ring */
   unsigned sr_n, sr_next;
+  amcc_time last_heard;        /* last report block or report taken, AMCC_TIME_NONE = never */
+  double rate_heard;           /* the target while someone was still heard */
 };
 
 struct amcc_receiver {

@@ -389,6 +389,39 @@ check_timeout (const amcc_protocol *p)
   sim_free (&S);
 }
 
+/* Every receiver falls silent (no BYE): past the receiver timeout the target halves, and halves
+ * again every further timeout, to the minimum; it never holds or rises meanwhile. When
+ * reports come back the protocol's own rate takes over again. */
+static void
+check_all_silent (const amcc_protocol *p)
+{
+  sim S;
+  amcc_time timeout, quiet;
+  double heard, prev, r;
+
+  sim_init (&S, p, 2, 500e3, 20e6);
+  timeout = amcc_sender_receiver_timeout (S.s);
+  sim_run (&S, 15 * SEC);
+  heard = amcc_sender_rate (S.s, S.now);
+  quiet = S.now;
+  S.n[0].silent = S.n[1].silent = 1;
+  prev = heard;
+  for (amcc_time t = quiet + IV / 4; t < quiet + 8 * timeout; t += IV / 4) {
+    sim_run (&S, t);
+    r = amcc_sender_rate (S.s, S.now);
+    if (t > quiet + timeout + IV)           /* receivers heard within the timeout count */
+      CHECK (r <= prev * 1.0001);           /* never rises once nobody is heard */
+    prev = r;
+  }
+  r = amcc_sender_rate (S.s, S.now);
+  printf ("  %s: %.0f bit/s while heard, %.0f after 8 silent timeouts\n", p->name, heard, r);
+  CHECK (r <= heard / 64 || r <= 64e3 * 1.0001);
+  S.n[0].silent = S.n[1].silent = 0;
+  sim_run (&S, S.now + 20 * SEC);
+  CHECK (amcc_sender_rate (S.s, S.now) > 2 * r);
+  sim_free (&S);
+}
+
 /* Limits changed while running take effect at once, in the rate and in what the sender
  * advertises; a higher max lets the rate grow past the old one. */
 static void
@@ -549,6 +582,7 @@ static void test_timeout (void) { for_each_protocol (check_timeout); }
 static void test_limits (void) { for_each_protocol (check_limits); }
 static void test_bad_apps (void) { for_each_protocol (check_bad_apps); }
 static void test_proofs (void) { for_each_protocol (check_proofs); }
+static void test_all_silent (void) { for_each_protocol (check_all_silent); }
 
 int
 main (void)
@@ -560,6 +594,7 @@ main (void)
   AMT_RUN (test_limits);
   AMT_RUN (test_bad_apps);
   AMT_RUN (test_proofs);
+  AMT_RUN (test_all_silent);
   AMT_RUN (test_tfmcc_advertises_limits);
   return amt_summary ();
 }
