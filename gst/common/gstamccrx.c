@@ -9,7 +9,7 @@ struct _GstAmCcReceiver {
   amcc_receiver *cc;
   GstAmSourceGuard *guard;
   gint64 now;
-  guint32 own_ssrc, sender_ssrc;
+  guint32 own_ssrc;
   guint group_size;
   guint64 packets, bytes, bytes_at_stats;
   gint64 stats_time;
@@ -70,7 +70,6 @@ gst_am_cc_receiver_on_rtp (GstAmCcReceiver * r, gint64 now, const GstAmRtpInfo *
 
   r->packets++;
   r->bytes += info->size;
-  r->sender_ssrc = info->ssrc;
   r->have_send_time = info->has_send_time;
   amcc_receiver_on_rtp (r->cc, now, &pkt);
 }
@@ -152,7 +151,8 @@ gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now)
       "protocol", G_TYPE_STRING, amcc_receiver_protocol (r->cc)->name,
       "time", G_TYPE_DOUBLE, gst_am_wall (now) / 1e9,
       "ssrc", G_TYPE_UINT, r->own_ssrc,
-      "sender-ssrc", G_TYPE_UINT, r->sender_ssrc,
+      "sender-ssrc", G_TYPE_UINT, cs.sender_ssrc,
+      "sender-changes", G_TYPE_UINT64, (guint64) cs.sender_changes,
       "rate-bps", G_TYPE_DOUBLE, cs.rate_bps,
       "recv-bitrate", G_TYPE_DOUBLE, recv_bps,
       "loss", G_TYPE_DOUBLE, cs.loss,

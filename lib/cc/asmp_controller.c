@@ -152,20 +152,37 @@ typedef struct {
   uint64_t suppressed, echoes;
 } asmp_rx;
 
-static amcc_receiver *
-rx_create (const amcc_ctl_config *cfg, amcc_time now)
+static void
+rx_init (asmp_rx *a, const amcc_ctl_config *cfg)
 {
-  asmp_rx *a = calloc (1, sizeof *a);
   amcc_asmp_params p;
 
-  if (!a)
-    return NULL;
   amcc_asmp_params_init (&p);
   if (cfg->initial_bps > 0)
     p.initial_rate_bps = cfg->initial_bps;
   amcc_asmp_receiver_init (&a->rx, &p, cfg->clock_rate);
   a->report_due = AMCC_TIME_NONE;
-  return &a->base;
+}
+
+static amcc_receiver *
+rx_create (const amcc_ctl_config *cfg, amcc_time now)
+{
+  asmp_rx *a = calloc (1, sizeof *a);
+
+  if (a)
+    rx_init (a, cfg);
+  return a ? &a->base : NULL;
+}
+
+static void
+rx_reset (amcc_receiver *r, amcc_time now)
+{
+  asmp_rx *a = (asmp_rx *) r;
+  amcc_receiver base = a->base;
+
+  memset (a, 0, sizeof *a);
+  a->base = base;
+  rx_init (a, &base.cfg);
 }
 
 static void rx_destroy (amcc_receiver *r) { free (r); }
@@ -284,7 +301,7 @@ rx_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st)
 static const amcc_receiver_ops receiver_ops = {
   .create = rx_create, .destroy = rx_destroy, .on_rtp = rx_on_rtp,
   .on_sender_report = rx_on_sender_report, .on_app = rx_on_app, .next_app = rx_next_app,
-  .early_due = rx_early_due, .get_stats = rx_get_stats,
+  .early_due = rx_early_due, .get_stats = rx_get_stats, .reset = rx_reset,
 };
 
 const amcc_protocol amcc_asmp_protocol = {

@@ -376,6 +376,8 @@ amcc_receiver_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_
   r->proto = proto;
   r->cfg = c;
   r->rng = c.seed;
+  r->have_sender = 0;
+  r->sender_changes = 0;
   return r;
 }
 
@@ -399,6 +401,16 @@ amcc_receiver_set_ssrc (amcc_receiver *r, uint32_t ssrc)
 void
 amcc_receiver_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt)
 {
+  if (r->have_sender && pkt->ssrc != r->sender) {
+    if (now - r->sender_last <= r->cfg.rtcp_interval)
+      return;                       /* another sender while ours still sends: not measured */
+    if (r->proto->receiver->reset)
+      r->proto->receiver->reset (r, now);
+    r->sender_changes++;
+  }
+  r->have_sender = 1;
+  r->sender = pkt->ssrc;
+  r->sender_last = now;
   r->proto->receiver->on_rtp (r, now, pkt);
 }
 
@@ -439,4 +451,6 @@ amcc_receiver_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *s
   memset (st, 0, sizeof *st);
   st->mode = "";
   r->proto->receiver->get_stats (r, now, st);
+  st->sender_ssrc = r->have_sender ? r->sender : 0;
+  st->sender_changes = r->sender_changes;
 }

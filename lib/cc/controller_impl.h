@@ -37,6 +37,10 @@ struct amcc_receiver {
   const amcc_protocol *proto;
   amcc_ctl_config cfg;         /* cfg.ssrc follows amcc_receiver_set_ssrc */
   uint64_t rng;
+  int have_sender;
+  uint32_t sender;             /* the SSRC whose packets the protocol measures */
+  amcc_time sender_last;       /* its last packet */
+  uint64_t sender_changes;
 };
 
 /* Uniform in [0, 1) from the role's generator (splitmix64). */

@@ -180,6 +180,19 @@ rx_create (const amcc_ctl_config *cfg, amcc_time now)
   return &a->base;
 }
 
+static void
+rx_reset (amcc_receiver *r, amcc_time now)
+{
+  tfmcc_rx *a = (tfmcc_rx *) r;
+  amcc_receiver base = a->base;
+  struct amcc_tfmcc_params p;
+
+  memset (a, 0, sizeof *a);
+  a->base = base;
+  amcc_tfmcc_params_init (&p);
+  amcc_tfmcc_receiver_init (&a->rx, &p, base.cfg.ssrc, now);
+}
+
 static void rx_destroy (amcc_receiver *r) { free (r); }
 
 static void
@@ -279,7 +292,7 @@ rx_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st)
 static const amcc_receiver_ops receiver_ops = {
   .create = rx_create, .destroy = rx_destroy, .set_ssrc = rx_set_ssrc, .on_rtp = rx_on_rtp,
   .on_app = rx_on_app, .next_app = rx_next_app, .early_due = rx_early_due,
-  .get_stats = rx_get_stats,
+  .get_stats = rx_get_stats, .reset = rx_reset,
 };
 
 const amcc_protocol amcc_tfmcc_protocol = {

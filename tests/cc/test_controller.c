@@ -422,6 +422,54 @@ check_all_silent (const amcc_protocol *p)
   sim_free (&S);
 }
 
+/* A restarted sender (new SSRC) is a new session for the receiver: packets of another SSRC are
+ * ignored while ours sends; once ours has been silent for an RTCP interval the new one takes
+ * over and the protocol's state starts afresh (nothing measured or reported on B yet). */
+static void
+check_sender_change (const amcc_protocol *p)
+{
+  amcc_ctl_config c;
+  amcc_receiver *r;
+  amcc_receiver_stats st;
+  amcc_time t = 0;
+  uint8_t buf[CAP];
+  amcc_app app;
+  uint16_t seq_a = 100, seq_b = 40000;
+
+  amcc_ctl_config_init (&c);
+  c.rtcp_interval = IV;
+  c.ssrc = 0x100;
+  r = amcc_receiver_new (p, &c, 0);
+  for (; t < 10 * SEC; t += 10 * MS) {      /* A at 1 Mbit/s, B now and then */
+    amcc_packet a = { .ssrc = 0xA, .seq = seq_a++, .rtp_ts = (uint32_t) (t / 100000 * 9),
+      .bytes = 1250, .send_time = t - 20 * MS };
+    amcc_receiver_on_rtp (r, t, &a);
+    if (t % (500 * MS) == 0) {
+      amcc_packet b = { .ssrc = 0xB, .seq = seq_b++, .rtp_ts = 7, .bytes = 1250,
+        .send_time = t - 20 * MS };
+      amcc_receiver_on_rtp (r, t, &b);
+    }
+    if (t % IV == 0)
+      amcc_receiver_next_app (r, t, buf, sizeof buf, &app);
+  }
+  amcc_receiver_get_stats (r, t, &st);
+  CHECK (st.sender_ssrc == 0xA && st.sender_changes == 0);
+  CHECK (st.rate_bps > 0);                  /* it has reported on A */
+  /* A stops; B within the interval is still not measured, after it B takes over */
+  t += IV / 2;
+  amcc_packet b = { .ssrc = 0xB, .seq = seq_b++, .rtp_ts = 9, .bytes = 1250, .send_time = t };
+  amcc_receiver_on_rtp (r, t, &b);
+  amcc_receiver_get_stats (r, t, &st);
+  CHECK (st.sender_ssrc == 0xA && st.sender_changes == 0);
+  t += IV;
+  b.seq = seq_b++;
+  amcc_receiver_on_rtp (r, t, &b);
+  amcc_receiver_get_stats (r, t, &st);
+  CHECK (st.sender_ssrc == 0xB && st.sender_changes == 1);
+  CHECK (st.rate_bps == 0);                 /* fresh state: nothing reported on B yet */
+  amcc_receiver_free (r);
+}
+
 /* Limits changed while running take effect at once, in the rate and in what the sender
  * advertises; a higher max lets the rate grow past the old one. */
 static void
@@ -583,6 +631,7 @@ static void test_limits (void) { for_each_protocol (check_limits); }
 static void test_bad_apps (void) { for_each_protocol (check_bad_apps); }
 static void test_proofs (void) { for_each_protocol (check_proofs); }
 static void test_all_silent (void) { for_each_protocol (check_all_silent); }
+static void test_sender_change (void) { for_each_protocol (check_sender_change); }
 
 int
 main (void)
@@ -595,6 +644,7 @@ main (void)
   AMT_RUN (test_bad_apps);
   AMT_RUN (test_proofs);
   AMT_RUN (test_all_silent);
+  AMT_RUN (test_sender_change);
   AMT_RUN (test_tfmcc_advertises_limits);
   return amt_summary ();
 }

@@ -106,6 +106,8 @@ typedef struct amcc_receiver_stats {
   const char *mode;           /* regime name, "" when the protocol has none */
   int64_t packets_lost;
   uint64_t reports_suppressed, echoes;
+  uint32_t sender_ssrc;       /* the sender measured (0 before its first packet) */
+  uint64_t sender_changes;    /* times a new sender took over (a restart: the state was reset) */
 } amcc_receiver_stats;
 
 typedef struct amcc_sender amcc_sender;
@@ -141,6 +143,8 @@ typedef struct amcc_receiver_ops {
   int (*next_app) (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out);
   amcc_time (*early_due) (amcc_receiver *r, amcc_time now);                   /* optional */
   void (*get_stats) (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st);
+  /* back to the state of create (same config): a new sender took over; optional */
+  void (*reset) (amcc_receiver *r, amcc_time now);
 } amcc_receiver_ops;
 
 typedef struct amcc_protocol {
@@ -201,6 +205,9 @@ amcc_receiver *amcc_receiver_new (const amcc_protocol *proto, const amcc_ctl_con
 void amcc_receiver_free (amcc_receiver *r);
 const amcc_protocol *amcc_receiver_protocol (const amcc_receiver *r);
 void amcc_receiver_set_ssrc (amcc_receiver *r, uint32_t ssrc);
+/* Packets of one sender are measured: another SSRC's are ignored while ours sends; once ours
+ * has been silent for an RTCP interval the new one takes over and the protocol starts afresh
+ * (a restarted sender is a new session: its rate starts again from its initial bitrate). */
 void amcc_receiver_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt);
 /* An SR from a sender (ours are skipped); members: the RTCP group size as the caller knows it. */
 void amcc_receiver_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
