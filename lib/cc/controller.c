@@ -287,10 +287,10 @@ amcc_sender_on_bye (amcc_sender *s, amcc_time now, uint32_t ssrc)
 static double
 silence_cap (const amcc_sender *s, amcc_time now)
 {
-  amcc_time quiet = now - s->last_heard, t = s->cfg.receiver_timeout;
-  if (s->last_heard == AMCC_TIME_NONE || quiet <= t)
+  if (s->last_heard == AMCC_TIME_NONE || now - s->last_heard <= s->cfg.receiver_timeout)
     return INFINITY;
-  return s->rate_heard * exp2 (-(double) quiet / (double) t);
+  return s->rate_heard * exp2 (-(double) (now - s->last_heard)
+      / (double) s->cfg.receiver_timeout);
 }
 
 static double

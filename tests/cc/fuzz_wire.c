@@ -11,7 +11,11 @@
  *   1: an ASMP receiver and sender driven by records (RTP packets with arbitrary timestamps and
  *      send times, reports, echoes) with a monotone clock;
  *   2: a TFMCC receiver and sender driven the same way, sender fields and reports going
- *      through the decoders.
+ *      through the decoders;
+ *   3: the controller interface (amcc/controller.h) of a registered protocol, both roles: RTP
+ *      from a few SSRCs (sender changes), SRs recorded and echoed or forged (proofs, eq. 9 on
+ *      our clock), report blocks, APPs of every name ours or not (the receiver's own APPs fed to
+ *      the sender and back), BYEs, limits changed to anything, silence.
  * Invariants: no sanitizer report, rates finite and >= 0, RTTs finite. */
 #include <math.h>
 #include <stdint.h>
@@ -19,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "amcc/asmp.h"
+#include "amcc/controller.h"
+#include "amcc/rtt.h"
 #include "amcc/rtcp_app.h"
 #include "amcc/tcpmodel.h"
 #include "amcc/tfmcc.h"
@@ -216,6 +222,99 @@ tfmcc (src *s)
   amcc_tfmcc_sender_free (tx);
 }
 
+static void
+controller (src *s)
+{
+  const amcc_protocol *p = amcc_protocol_at ((size_t) take (s, 1) % amcc_protocol_count ());
+  amcc_ctl_config c;
+  amcc_ctl_config_init (&c);
+  c.rtcp_interval = (amcc_time) (take (s, 2) % 5000 + 1) * AMCC_NS_PER_MS;
+  c.proofs = (uint32_t) take (s, 1) % 3;
+  c.ssrc = 1;
+  amcc_sender *tx = amcc_sender_new (p, &c, 0);
+  c.ssrc = 2;
+  c.seed = take (s, 8);
+  amcc_receiver *rx = amcc_receiver_new (p, &c, 0);
+  REQUIRE (tx && rx);
+  static const char names[4][4] = { { 'A', 'S', 'M', 'P' }, { 'T', 'F', 'M', 'R' },
+    { 'T', 'F', 'M', 'S' }, { 'X', 'Y', 'Z', 'W' } };
+  double lo = 64e3, hi = 20e6;
+  uint8_t buf[1500];
+  amcc_app app;
+  amcc_time now = 0;
+  uint32_t last_sr = 0;
+  while (s->n > 0) {
+    uint8_t op = (uint8_t) take (s, 1);
+    now += (amcc_time) take (s, 3) * 1000;       /* 0 .. 16.7 s steps */
+    switch (op % 8) {
+      case 0:
+      case 1: {
+        amcc_packet pk = { .ssrc = 0xA + (uint32_t) (op >> 6), .seq = (uint16_t) take (s, 2),
+          .rtp_ts = (uint32_t) take (s, 4), .bytes = (uint32_t) take (s, 2),
+          .send_time = op & 8 ? (amcc_time) take (s, 8) : AMCC_TIME_NONE,
+          .has_extseq = op & 16, .extseq = (uint32_t) take (s, 4) };
+        amcc_receiver_on_rtp (rx, now, &pk);
+        amcc_sender_on_rtp_sent (tx, now, pk.bytes);
+        break;
+      }
+      case 2:                                     /* our SR leaves, the receiver hears it */
+        last_sr = amcc_time_to_ntp_mid32 (now);
+        amcc_sender_on_sr_sent (tx, now, last_sr);
+        if (amcc_sender_next_app (tx, now, buf, (size_t) take (s, 2) % sizeof buf, &app) == 1)
+          (void) amcc_receiver_on_app (rx, now, 1, app.name, app.subtype, buf, app.len);
+        amcc_receiver_on_sender_report (rx, now, 1, (uint32_t) take (s, 1));
+        break;
+      case 3:                                     /* a report block, echoing or forged */
+        amcc_sender_on_report_block (tx, now, (uint32_t) take (s, 1), op & 8 ? 1 : 7,
+            op & 16 ? last_sr : (uint32_t) take (s, 4), (uint32_t) take (s, 4),
+            (uint32_t) take (s, 4));
+        break;
+      case 4:                                     /* the receiver's report, as made */
+        if (amcc_receiver_next_app (rx, now, buf, (size_t) take (s, 2) % sizeof buf, &app) == 1)
+          (void) amcc_sender_on_app (tx, now, op & 8 ? 2 : (uint32_t) take (s, 1), app.name,
+              app.subtype, buf, app.len);
+        break;
+      case 5: {                                   /* any APP to either role */
+        size_t len = (size_t) take (s, 1) % 64;
+        for (size_t i = 0; i < len; i++)
+          buf[i] = (uint8_t) take (s, 1);
+        const char *name = names[take (s, 1) % 4];
+        (void) amcc_sender_on_app (tx, now, (uint32_t) take (s, 1), name, op >> 3, buf, len);
+        (void) amcc_receiver_on_app (rx, now, (uint32_t) take (s, 1), name, op >> 3, buf, len);
+        break;
+      }
+      case 6:
+        if (op & 8) {
+          lo = (double) take (s, 4);
+          hi = (double) take (s, 4);
+          amcc_sender_set_limits (tx, lo, hi);
+        } else {
+          amcc_sender_on_bye (tx, now, (uint32_t) take (s, 1));
+        }
+        break;
+      default: {
+        double rate = amcc_sender_rate (tx, now);
+        REQUIRE (isfinite (rate) && rate >= 0);
+        REQUIRE (lo > hi || (rate >= lo && rate <= hi) || (lo <= 0 && rate <= hi));
+        amcc_sender_stats ss;
+        amcc_receiver_stats rs;
+        amcc_sender_get_stats (tx, now, &ss);
+        amcc_receiver_get_stats (rx, now, &rs);
+        REQUIRE (isfinite (rs.rate_bps) && rs.mode != NULL);
+        size_t it = 0;
+        const amcc_peer *peer;
+        while ((peer = amcc_sender_next_peer (tx, &it)))
+          REQUIRE (isfinite (peer->rate_bps));
+        (void) amcc_sender_early_due (tx, now);
+        (void) amcc_receiver_early_due (rx, now);
+        break;
+      }
+    }
+  }
+  amcc_sender_free (tx);
+  amcc_receiver_free (rx);
+}
+
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 int
@@ -224,10 +323,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (size == 0)
     return 0;
   src s = { data + 1, size - 1 };
-  switch (data[0] % 3) {
+  switch (data[0] % 4) {
     case 0: decoders (data + 1, size - 1); break;
     case 1: asmp (&s); break;
-    default: tfmcc (&s); break;
+    case 2: tfmcc (&s); break;
+    default: controller (&s); break;
   }
   return 0;
 }
