@@ -4,7 +4,8 @@
 Topology: h1 (sender) -- r1 (bridge, IGMPv3 snooping) -- h2 (joins), h3 (does not join);
 the port r1->h2 is a tbf bottleneck. Checks: multicast reaches the joined host and not the other
 one, the bottleneck carries TCP at its configured rate (+-15 %), the delay line (if built) adds
-its configured one-way delay (h1 -> h4 through a 20 ms line), and no namespace is left afterwards.
+its configured one-way delay (h1 -> h4 through a 20 ms line), its drop stage loses 10 % at random
+(r1 -> h5), and no namespace is left afterwards.
 """
 import json
 import os
@@ -82,6 +83,27 @@ def delay(t):
     check(abs(med - 20.0) <= 1.0, f"median one-way delay {med:.3f} ms vs 20 ms configured")
 
 
+def loss(t):
+    """10 % random loss on r1->h5 (the delay line's drop stage), 0 % toward h2: of 1000 multicast
+    datagrams h5 must get 900 +- 4 binomial sd (sd 9.5), h3 (no bottleneck, no loss) all."""
+    t.wait_snooping()
+    rx5 = probe(t, "h5", "join", GROUP, str(PORT), t.iface("h5"), "12")
+    rx3 = probe(t, "h3", "join", GROUP, str(PORT), t.iface("h3"), "12")
+    for p in (rx5, rx3):
+        p.stdout.readline()
+    time.sleep(1.0)
+    n_sent = 1000
+    tx = probe(t, "h1", "send", GROUP, str(PORT), str(n_sent), "0.004")
+    got = {}
+    for name, p in (("tx", tx), ("h5", rx5), ("h3", rx3)):
+        out, _ = p.communicate(timeout=30)
+        got[name] = int(out.split()[-1])
+    print("loss stage:", got)
+    check(abs(got["h5"] - 900) <= 38, f"10 % random loss: h5 received {got['h5']}/{n_sent} "
+          f"(want 900 +- 38)")
+    check(got["h3"] == n_sent, f"no loss elsewhere: h3 received {got['h3']}/{n_sent}")
+
+
 def main():
     try:
         dl = find_delayline()
@@ -100,6 +122,8 @@ def main():
         if dl:
             t.add_host("h4")
             t.link("r1", "h4", delay_ms=20)
+            t.add_host("h5")
+            t.link("r1", "h5", loss_pct=(10, 0))
         t.build()
         check(len(leftover_namespaces(prefix)) == len(t.namespaces),
               f"{len(t.namespaces)} namespaces created")
@@ -107,6 +131,7 @@ def main():
         bottleneck(t)
         if dl:
             delay(t)
+            loss(t)
     left = leftover_namespaces(prefix)
     check(left == [], f"namespaces left after teardown: {left}")
     print(f"# amtest: checks={checks} failures={failures}")

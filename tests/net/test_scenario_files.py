@@ -98,6 +98,8 @@ def bad_files():
         "the video session's group": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1"]\ngroup="239.1.2.3"\n',
         "is not a routable multicast group": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1"]\ngroup="10.0.0.1"\n',
         "cannot also receive": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1", "ms"]\n',
+        "loss_pct 120 not in 0..100": base.replace('b = "mr5"\nrate_bps', 'b = "mr5"\nloss_pct = 120\nrate_bps'),
+        "loss_port 0 not a UDP port": base.replace('b = "mr5"\nrate_bps', 'b = "mr5"\nloss_pct = 1\nloss_port = 0\nrate_bps'),
         "unknown host 'nosuch'": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1", "nosuch"]\n',
     }
     for want, text in cases.items():

@@ -1,9 +1,15 @@
-/* delayline: fixed one-way propagation delay between two network interfaces (no netem here).
+/* delayline: fixed one-way propagation delay, and optional random loss, between two network
+ * interfaces (no netem here).
  *
- *   delayline [-r] IF_A IF_B DELAY_A_TO_B_MS DELAY_B_TO_A_MS [SLOTS]
+ *   delayline [-r] [-l LOSS_A_TO_B_PCT,LOSS_B_TO_A_PCT] [-p UDP_PORT] [-s SEED]
+ *             IF_A IF_B DELAY_A_TO_B_MS DELAY_B_TO_A_MS [SLOTS]
  *
  * -r: run SCHED_FIFO (priority 10) so that encoders and decoders busy on the same 2 cores do not
  * delay departures (it sleeps between frames; the kernel's RT throttling bounds it anyway).
+ * -l: drop each frame with this probability (percent, 0..100) per direction, independently
+ * (Bernoulli: random loss, as on a lossy radio link; a drop-tail queue's bursts come from tbf);
+ * -p: only IPv4 UDP datagrams to this destination port are subject to it (e.g. RTCP alone);
+ * -s: seed of the loss draws (default 1: runs are repeatable). Drops are counted (drop_loss).
  *
  * Every Ethernet frame received on IF_A is sent on IF_B DELAY_A_TO_B_MS later, and vice versa.
  * Runs inside a namespace of its own that holds the two veth ends (see amcast_testbed/netns.py).
@@ -44,8 +50,34 @@ typedef struct {
   int64_t delay_ns;
   slot_t *slots;
   size_t nslots, head, count;
-  uint64_t fwd, drop_full, drop_big, tx_err;
+  uint64_t fwd, drop_full, drop_big, tx_err, drop_loss;
+  double loss;              /* drop probability, 0..1 */
 } dir_t;
+
+static int loss_port = -1;  /* -p: only UDP to this port is dropped; -1: every frame */
+static uint64_t rng_state = 1;
+
+/* splitmix64: uniform in [0, 1) */
+static double uniform (void)
+{
+  uint64_t z = (rng_state += UINT64_C (0x9E3779B97F4A7C15));
+  z = (z ^ (z >> 30)) * UINT64_C (0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C (0x94D049BB133111EB);
+  return (double) ((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
+
+/* Whether the loss stage applies to this Ethernet frame (-p: IPv4 UDP to loss_port only). */
+static int lossy (const unsigned char *f, ssize_t n)
+{
+  if (loss_port < 0)
+    return 1;
+  if (n < 14 + 20 + 8 || f[12] != 0x08 || f[13] != 0x00 || (f[14] >> 4) != 4 || f[23] != 17)
+    return 0;
+  size_t ihl = (size_t) (f[14] & 0x0f) * 4;
+  if (ihl < 20 || (ssize_t) (14 + ihl + 8) > n)
+    return 0;
+  return ((f[14 + ihl + 2] << 8) | f[14 + ihl + 3]) == loss_port;
+}
 
 static volatile sig_atomic_t stop_flag;
 
@@ -92,6 +124,7 @@ static void drain_input (dir_t *d)
       continue;
     if (full) { d->drop_full++; continue; }
     if (n > SLOT_BYTES) { d->drop_big++; continue; }
+    if (d->loss > 0 && lossy (s->data, n) && uniform () < d->loss) { d->drop_loss++; continue; }
     s->len = (uint16_t) n;
     s->due_ns = now_ns () + d->delay_ns;
     d->count++;
@@ -124,12 +157,53 @@ static int parse_ms (const char *s, int64_t *ns)
   return 0;
 }
 
+static int parse_loss (const char *s, double *ab, double *ba)
+{
+  char *end;
+  *ab = strtod (s, &end);
+  if (end == s || *end != ',') return -1;
+  const char *t = end + 1;
+  *ba = strtod (t, &end);
+  if (end == t || *end || !(*ab >= 0 && *ab <= 100) || !(*ba >= 0 && *ba <= 100)) return -1;
+  *ab /= 100;
+  *ba /= 100;
+  return 0;
+}
+
 int main (int argc, char **argv)
 {
-  int rt = argc > 1 && !strcmp (argv[1], "-r");
-  if (rt) { argv++; argc--; }
-  if (argc < 5 || argc > 6) {
-    fprintf (stderr, "usage: delayline [-r] IF_A IF_B DELAY_A_TO_B_MS DELAY_B_TO_A_MS [SLOTS]\n");
+  int rt = 0, opt;
+  double lab = 0, lba = 0;
+  while ((opt = getopt (argc, argv, "rl:p:s:")) != -1) {
+    char *end;
+    switch (opt) {
+      case 'r': rt = 1; break;
+      case 'l':
+        if (parse_loss (optarg, &lab, &lba)) {
+          fprintf (stderr, "delayline: -l wants LOSS_A_TO_B_PCT,LOSS_B_TO_A_PCT in 0..100\n");
+          return 2;
+        }
+        break;
+      case 'p':
+        loss_port = (int) strtol (optarg, &end, 10);
+        if (*end || loss_port < 1 || loss_port > 65535) {
+          fprintf (stderr, "delayline: -p wants a UDP port 1..65535\n");
+          return 2;
+        }
+        break;
+      case 's':
+        rng_state = strtoull (optarg, &end, 10);
+        if (*end) { fprintf (stderr, "delayline: -s wants an integer seed\n"); return 2; }
+        break;
+      default: opt = '?'; break;
+    }
+    if (opt == '?') break;
+  }
+  argv += optind - 1;
+  argc -= optind - 1;
+  if (opt == '?' || argc < 5 || argc > 6) {
+    fprintf (stderr, "usage: delayline [-r] [-l LOSS_A_TO_B_PCT,LOSS_B_TO_A_PCT] [-p UDP_PORT] "
+             "[-s SEED] IF_A IF_B DELAY_A_TO_B_MS DELAY_B_TO_A_MS [SLOTS]\n");
     return 2;
   }
   int64_t dab, dba;
@@ -141,8 +215,8 @@ int main (int argc, char **argv)
   int fa = open_iface (argv[1]), fb = open_iface (argv[2]);
   if (fa < 0 || fb < 0) return 1;
   dir_t dirs[2] = {
-    { .in_fd = fa, .out_fd = fb, .delay_ns = dab, .nslots = (size_t) nslots },
-    { .in_fd = fb, .out_fd = fa, .delay_ns = dba, .nslots = (size_t) nslots },
+    { .in_fd = fa, .out_fd = fb, .delay_ns = dab, .nslots = (size_t) nslots, .loss = lab },
+    { .in_fd = fb, .out_fd = fa, .delay_ns = dba, .nslots = (size_t) nslots, .loss = lba },
   };
   for (int i = 0; i < 2; i++)
     if (!(dirs[i].slots = calloc ((size_t) nslots, sizeof (slot_t)))) { perror ("calloc"); return 1; }
@@ -186,10 +260,12 @@ int main (int argc, char **argv)
         drain_input (&dirs[i]);
   }
   fprintf (stderr, "{\"delayline\":\"%s-%s\",\"fwd_ab\":%llu,\"fwd_ba\":%llu,\"drop_full\":%llu,"
-           "\"drop_big\":%llu,\"tx_err\":%llu}\n", argv[1], argv[2],
+           "\"drop_big\":%llu,\"tx_err\":%llu,\"drop_loss_ab\":%llu,\"drop_loss_ba\":%llu}\n",
+           argv[1], argv[2],
            (unsigned long long) dirs[0].fwd, (unsigned long long) dirs[1].fwd,
            (unsigned long long) (dirs[0].drop_full + dirs[1].drop_full),
            (unsigned long long) (dirs[0].drop_big + dirs[1].drop_big),
-           (unsigned long long) (dirs[0].tx_err + dirs[1].tx_err));
+           (unsigned long long) (dirs[0].tx_err + dirs[1].tx_err),
+           (unsigned long long) dirs[0].drop_loss, (unsigned long long) dirs[1].drop_loss);
   return 0;
 }

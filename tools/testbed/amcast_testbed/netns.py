@@ -15,8 +15,9 @@ of its own between the two ends, because this kernel has no netem).
         ...
     # every process started here is stopped and every namespace deleted, even on failure
 
-Per-direction values: rate, queue and delay_ms take either one value (both directions) or a
-pair (a->b, b->a). Only processes started through run() are ever signalled, by PID.
+Per-direction values: rate, queue, delay_ms and loss_pct take either one value (both
+directions) or a pair (a->b, b->a). loss_pct drops frames at random in the delay line
+(Bernoulli, seeded: repeatable); loss_port limits it to UDP datagrams to that port (e.g. RTCP). Only processes started through run() are ever signalled, by PID.
 """
 import atexit
 import os
@@ -122,7 +123,7 @@ class Topology:
         if self.built:
             self._create_node(name)
 
-    def link(self, a, b, rate=None, queue=None, delay_ms=0):
+    def link(self, a, b, rate=None, queue=None, delay_ms=0, loss_pct=0, loss_port=None):
         for n in (a, b):
             if n not in self.nodes:
                 raise ValueError(f"link {a}-{b}: unknown node {n!r}")
@@ -131,8 +132,14 @@ class Topology:
         rate_ab, rate_ba = _pair(rate)
         q_ab, q_ba = _pair(queue)
         d_ab, d_ba = _pair(delay_ms)
+        l_ab, l_ba = _pair(loss_pct)
+        for v in (l_ab, l_ba):
+            if not 0 <= float(v or 0) <= 100:
+                raise ValueError(f"link {a}-{b}: loss_pct {v} not in 0..100")
         ln = {"a": a, "b": b, "rate": (rate_ab, rate_ba), "queue": (q_ab, q_ba),
-              "delay_ms": (float(d_ab or 0), float(d_ba or 0)), "index": len(self.links)}
+              "delay_ms": (float(d_ab or 0), float(d_ba or 0)),
+              "loss_pct": (float(l_ab or 0), float(l_ba or 0)), "loss_port": loss_port,
+              "index": len(self.links)}
         for x, y in ((a, b), (b, a)):
             node = self.nodes[x]
             node["ifaces"][y] = "eth%d" % len(node["ifaces"]) if node["kind"] == "host" \
@@ -161,7 +168,8 @@ class Topology:
                 "links": [{"a": l["a"], "b": l["b"], "rate_bps": list(l["rate"]),
                            "queue_bytes": [queue_bytes(q, r) if r else None
                                            for q, r in zip(l["queue"], l["rate"])],
-                           "delay_ms": list(l["delay_ms"])} for l in self.links]}
+                           "delay_ms": list(l["delay_ms"]), "loss_pct": list(l["loss_pct"]),
+                           "loss_port": l["loss_port"]} for l in self.links]}
 
     # ---- building ----------------------------------------------------------------------------
     def build(self):
@@ -217,7 +225,7 @@ class Topology:
         a, b = ln["a"], ln["b"]
         na, nb = self.nodes[a], self.nodes[b]
         ia, ib = na["ifaces"][b], nb["ifaces"][a]
-        delayed = any(d > 0 for d in ln["delay_ms"])
+        delayed = any(d > 0 for d in ln["delay_ms"] + ln["loss_pct"])   # the delay line does both
         if not delayed:
             self._ip(na["ns"], "link", "add", ia, "type", "veth", "peer", "name", ib,
                      "netns", nb["ns"])
@@ -259,7 +267,12 @@ class Topology:
             d_ab, d_ba = ln["delay_ms"]
             # frames entering "da" come from a and leave toward b after d_ab, and vice versa
             log = os.path.join(self.log_dir, f"delayline-{a}-{b}.log") if self.log_dir else None
-            ln["dl_proc"] = self.run_ns(dns, [binary, "-r", "da", "db", f"{d_ab}", f"{d_ba}"],
+            argv = [binary, "-r"]
+            if any(ln["loss_pct"]):
+                argv += ["-l", "%g,%g" % ln["loss_pct"], "-s", str(ln["index"] + 1)]
+                if ln["loss_port"]:
+                    argv += ["-p", str(int(ln["loss_port"]))]
+            ln["dl_proc"] = self.run_ns(dns, argv + ["da", "db", f"{d_ab}", f"{d_ba}"],
                                         log=log, pipe_stdout=True)
             self._wait_delayline(ln["dl_proc"])
 

@@ -9,8 +9,11 @@ File format (tools/testbed/scenarios/*.toml; docs/testbed.md has the full refere
   sender = "HOST"               the multicast sender's host
   [video]                       width, height, fps, key_int, initial_bitrate, min_bitrate,
                                 max_bitrate, rtcp_interval_ms, encoder, intra_refresh
-  [[link]]  a, b, rate_bps, queue, delay_ms      rate/queue/delay: one value or [a->b, b->a];
-                                0 = not shaped; queue: bytes, or "50p" for 50 full-size frames
+  [[link]]  a, b, rate_bps, queue, delay_ms, loss_pct, loss_port
+                                rate/queue/delay/loss: one value or [a->b, b->a]; 0 = not
+                                shaped; queue: bytes, or "50p" for 50 full-size frames;
+                                loss_pct: random loss in the delay line (percent); loss_port:
+                                only UDP to that port is lost
   [[receiver]] name, host (default: name), join_s (0), leave_s (default: the end)
   [[flow]]  see amcast_testbed/traffic.py (kind "norm": NORM-CC multicast, dst or dsts)
   [playout] delays_ms = [150]   extra evalvid-run passes with an absolute play-out delay
@@ -60,6 +63,12 @@ def validate(sc):
         for e in ("a", "b"):
             if ln[e] not in nodes:
                 raise ValueError(f"link {ln.get('a')}-{ln.get('b')}: unknown node {ln[e]!r}")
+        for v in pair(ln.get("loss_pct", 0)):
+            if not isinstance(v, (int, float)) or not 0 <= v <= 100:
+                raise ValueError(f"link {ln['a']}-{ln['b']}: loss_pct {v!r} not in 0..100")
+        lp = ln.get("loss_port")
+        if lp is not None and (not isinstance(lp, int) or not 1 <= lp <= 65535):
+            raise ValueError(f"link {ln['a']}-{ln['b']}: loss_port {lp!r} not a UDP port")
     seen = set()
     for r in sc["receiver"]:
         h = r.get("host", r["name"])
@@ -173,5 +182,6 @@ def build_topology(sc, topo):
     for ln in sc["link"]:
         rab, rba = pair(ln.get("rate_bps", 0))
         topo.link(ln["a"], ln["b"], rate=(rab or None, rba or None), queue=ln.get("queue"),
-                  delay_ms=ln.get("delay_ms", 0))
+                  delay_ms=ln.get("delay_ms", 0), loss_pct=ln.get("loss_pct", 0),
+                  loss_port=ln.get("loss_port"))
     return topo
