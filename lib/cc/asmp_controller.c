@@ -117,10 +117,7 @@ tx_next_app (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap, amcc_app *
   n = amcc_asmp_sender_fill_echo (((asmp_tx *) s)->tx, now, e, n < MAX_ECHO ? n : MAX_ECHO);
   if ((ret = amcc_asmp_echo_encode (e, n, buf, cap, &written)) != AMCC_OK)
     return ret;
-  memcpy (out->name, AMCC_ASMP_APP_NAME, 4);
-  out->subtype = AMCC_ASMP_SUBTYPE_ECHO;
-  out->len = written;
-  return 1;
+  return amcc_app_made (out, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_ECHO, written);
 }
 
 static void
@@ -266,10 +263,7 @@ rx_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap, amcc_app
   }
   if ((ret = amcc_asmp_report_encode (&a->last, buf, cap, &written)) != AMCC_OK)
     return ret;
-  memcpy (out->name, AMCC_ASMP_APP_NAME, 4);
-  out->subtype = AMCC_ASMP_SUBTYPE_REPORT;
-  out->len = written;
-  return 1;
+  return amcc_app_made (out, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_REPORT, written);
 }
 
 static amcc_time

@@ -43,6 +43,17 @@ struct amcc_receiver {
   uint64_t sender_changes;
 };
 
+/* Names the APP payload a role's next_app wrote: returns 1, what next_app returns for "send". */
+static inline int
+amcc_app_made (amcc_app *out, const char name[4], uint8_t subtype, size_t len)
+{
+  for (int i = 0; i < 4; i++)
+    out->name[i] = name[i];
+  out->subtype = subtype;
+  out->len = len;
+  return 1;
+}
+
 /* Uniform in [0, 1) from the role's generator (splitmix64). */
 double amcc_ctl_uniform (uint64_t *state);
 

@@ -119,10 +119,7 @@ tx_next_app (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap, amcc_app *
   amcc_tfmcc_sender_fill_info (tx_of (s), now, &info);
   if ((w = amcc_tfmcc_sender_info_encode (&info, buf, cap)) < 0)
     return w;
-  memcpy (out->name, AMCC_TFMCC_APP_SENDER, 4);
-  out->subtype = 0;
-  out->len = (size_t) w;
-  return 1;
+  return amcc_app_made (out, AMCC_TFMCC_APP_SENDER, 0, (size_t) w);
 }
 
 /* tfmcc.h: the sender fields ride in RTCP, much sparser than the RFC's data packets; an extra
@@ -264,10 +261,7 @@ rx_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap, amcc_app
   a->congested = rep.have_loss;
   if ((w = amcc_tfmcc_report_encode (&rep, buf, cap)) < 0)
     return w;
-  memcpy (out->name, AMCC_TFMCC_APP_REPORT, 4);
-  out->subtype = 0;
-  out->len = (size_t) w;
-  return 1;
+  return amcc_app_made (out, AMCC_TFMCC_APP_REPORT, 0, (size_t) w);
 }
 
 static amcc_time
