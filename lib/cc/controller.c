@@ -18,6 +18,8 @@ static const amcc_protocol *const registry[] = {
 #define TIMEOUT_INTERVALS 3         /* a receiver is gone after 3 silent RTCP intervals (spec:
                                        "e.g. after 3 intervals") */
 #define MAX_PEERS (1u << 16)       /* the ASMP sender's own table bound (max_receivers) */
+#define EXPIRY_RISE 0.10           /* after a receiver expired without BYE the target rises at
+                                      most 10 % per RTCP interval (its reports may only be lost) */
 
 static int
 same_name (const char *a, const char *b)
@@ -189,6 +191,9 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
   s->sr_n = s->sr_next = 0;
   s->last_heard = AMCC_TIME_NONE;
   s->rate_heard = c.initial_bps;
+  s->live = 0;
+  s->bye_seen = s->ramping = 0;
+  s->last_rate = 0;
   return s;
 }
 
@@ -278,6 +283,7 @@ amcc_sender_on_bye (amcc_sender *s, amcc_time now, uint32_t ssrc)
 {
   s->proto->sender->on_bye (s, now, ssrc);
   amcc_peers_remove (&s->peers, ssrc);
+  s->bye_seen = 1;
 }
 
 /* The most the target may be once every receiver has been silent past the receiver timeout:
@@ -301,13 +307,42 @@ clamp_rate (const amcc_sender *s, double r)
   return r > s->cfg.max_bps ? s->cfg.max_bps : r;
 }
 
+/* A receiver that fell silent without a BYE may have lost its reports only (three in a row at
+ * 50 % RTCP loss expire it several times a minute): the rate it held down is freed by steps of
+ * EXPIRY_RISE per RTCP interval, not at once; a BYE frees it at once. */
+static double
+expiry_ramp (amcc_sender *s, amcc_time now, double r)
+{
+  amcc_sender_stats st;
+
+  memset (&st, 0, sizeof st);
+  s->proto->sender->get_stats (s, now, &st);
+  if (st.receivers < s->live && !s->bye_seen && s->last_rate > 0 && r > s->last_rate) {
+    s->ramping = 1;
+    s->ramp_from = s->last_rate;
+    s->ramp_at = now;
+  }
+  s->live = st.receivers;
+  s->bye_seen = 0;
+  if (!s->ramping)
+    return r;
+  double k = now > s->ramp_at ? (double) (now - s->ramp_at) / (double) s->cfg.rtcp_interval : 0;
+  double step = clamp_rate (s, s->ramp_from * pow (1 + EXPIRY_RISE, k));
+  if (r <= step)
+    s->ramping = 0;
+  return r < step ? r : step;
+}
+
 double
 amcc_sender_rate (amcc_sender *s, amcc_time now)
 {
-  double r = clamp_rate (s, s->proto->sender->rate (s, now)), cap = silence_cap (s, now);
+  double r = expiry_ramp (s, now, clamp_rate (s, s->proto->sender->rate (s, now)));
+  double cap = silence_cap (s, now);
   if (cap == INFINITY)
     s->rate_heard = r;
-  return cap < r ? clamp_rate (s, cap) : r;
+  r = cap < r ? clamp_rate (s, cap) : r;
+  s->last_rate = r;
+  return r;
 }
 
 void

@@ -11,6 +11,7 @@
 #include <amcc/controller.h>
 #include <amcc/rtt.h>
 #include <amcc/tfmcc.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "amtest.h"
@@ -389,6 +390,50 @@ check_timeout (const amcc_protocol *p)
   sim_free (&S);
 }
 
+/* The slowest receiver expires without a BYE (its reports may only have been lost): the rate it
+ * held down is freed by at most 10 % per RTCP interval; after a BYE at once. */
+static void
+check_expiry_ramp (const amcc_protocol *p)
+{
+  double expiry_worst = 0;
+
+  for (int bye = 0; bye < 2; bye++) {
+    sim S;
+    double held, r, worst = 0;
+    amcc_time quiet, timeout, t;
+
+    sim_init (&S, p, 2, 500e3, 20e6);
+    timeout = amcc_sender_receiver_timeout (S.s);
+    S.n[1].cap_bps = 400e3;
+    sim_run (&S, 15 * SEC);
+    held = amcc_sender_rate (S.s, S.now);
+    quiet = S.now;
+    S.n[1].silent = 1;
+    if (bye)
+      amcc_sender_on_bye (S.s, S.now, S.n[1].ssrc);
+    for (t = quiet + IV / 4; t < quiet + timeout + 3 * IV; t += IV / 4) {
+      sim_run (&S, t);
+      r = amcc_sender_rate (S.s, S.now);
+      if (!bye && t > quiet + timeout + IV) {
+        /* at most 1.1^k over what it was, k intervals since the expiry (timeout + 1 interval
+         * of slack for when it is noticed) */
+        double k = (double) (t - quiet - timeout) / (double) IV;
+        CHECK (r <= held * 1.25 * pow (1.1, k));
+      }
+      worst = r > worst ? r : worst;
+    }
+    printf ("  %s %s: held %.0f, at most %.0f bit/s within %.1f s\n", p->name,
+        bye ? "BYE" : "expiry", held, worst, (double) (timeout + 3 * IV) / 1e9);
+    /* ASMP's own rate jumps to the fast receiver's at once: after a BYE it must, after an
+     * expiry it must not (TFMCC rises by its own slow increase either way) */
+    if (bye && !strcmp (p->name, "asmp"))
+      CHECK (worst > 1.5 * expiry_worst);
+    if (!bye)
+      expiry_worst = worst;
+    sim_free (&S);
+  }
+}
+
 /* Every receiver falls silent (no BYE): past the receiver timeout the target halves, and halves
  * again every further timeout, to the minimum; it never holds or rises meanwhile. When
  * reports come back the protocol's own rate takes over again. */
@@ -631,6 +676,7 @@ static void test_limits (void) { for_each_protocol (check_limits); }
 static void test_bad_apps (void) { for_each_protocol (check_bad_apps); }
 static void test_proofs (void) { for_each_protocol (check_proofs); }
 static void test_all_silent (void) { for_each_protocol (check_all_silent); }
+static void test_expiry_ramp (void) { for_each_protocol (check_expiry_ramp); }
 static void test_sender_change (void) { for_each_protocol (check_sender_change); }
 
 int
@@ -644,6 +690,7 @@ main (void)
   AMT_RUN (test_bad_apps);
   AMT_RUN (test_proofs);
   AMT_RUN (test_all_silent);
+  AMT_RUN (test_expiry_ramp);
   AMT_RUN (test_sender_change);
   AMT_RUN (test_tfmcc_advertises_limits);
   return amt_summary ();
