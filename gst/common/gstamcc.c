@@ -14,12 +14,16 @@ gst_am_protocol_get_type (void)
   static gsize id = 0;
 
   if (g_once_init_enter (&id)) {
-    gsize i, n = amcc_protocol_count ();
+    gsize i, k = 0, n = amcc_protocol_count ();
     GEnumValue *v = g_new0 (GEnumValue, n + 1);      /* lives as long as the type */
+    /* the single-stream protocols: a simulcast one (ASSP) has elements of its own */
     for (i = 0; i < n; i++) {
-      v[i].value = (gint) i;
-      v[i].value_name = amcc_protocol_at (i)->description;
-      v[i].value_nick = amcc_protocol_at (i)->name;
+      if (amcc_protocol_at (i)->max_streams != 1)
+        continue;
+      v[k].value = (gint) i;
+      v[k].value_name = amcc_protocol_at (i)->description;
+      v[k].value_nick = amcc_protocol_at (i)->name;
+      k++;
     }
     g_once_init_leave (&id, g_enum_register_static ("GstAmProtocol", v));
   }
@@ -31,7 +35,7 @@ gst_am_protocol_get (gint value)
 {
   const amcc_protocol *p = value >= 0 ? amcc_protocol_at ((gsize) value) : NULL;
 
-  return p ? p : amcc_protocol_at (GST_AM_PROTOCOL_DEFAULT);
+  return p && p->max_streams == 1 ? p : amcc_protocol_at (GST_AM_PROTOCOL_DEFAULT);
 }
 
 gint

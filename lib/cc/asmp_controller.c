@@ -3,10 +3,11 @@
  * Sender: receivers' APP reports in (eq. 1), RR blocks give eq. 9 RTTs, the SR's APP echoes them.
  * Receiver: each SR starts a feedback round (eq. 20 above T_suspend asks for an early report),
  * every RTCP packet closes a measurement interval; the report goes out unless suppressed. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "amcc/asmp.h"
-#include "controller_impl.h"
+#include "asmp_controller.h"
 
 #define MAX_ECHO 128            /* echo entries per SR at most (the RTCP MTU usually binds first) */
 #define MAX_ECHO_IN 256         /* entries a receiver decodes; beyond, it looks its own up */
@@ -19,19 +20,11 @@ is_asmp (const char name[4])
 
 /* ---------------------------------------------------------------- sender */
 
-typedef struct {
-  amcc_sender base;
-  amcc_asmp_sender *tx;
-} asmp_tx;
-
-static amcc_sender *
-tx_create (const amcc_ctl_config *cfg, amcc_time now)
+int
+amcc_asmp_tx_init (asmp_tx *a, const amcc_ctl_config *cfg, amcc_time now)
 {
-  asmp_tx *a = calloc (1, sizeof *a);
   amcc_asmp_params p;
 
-  if (!a)
-    return NULL;
   amcc_asmp_params_init (&p);
   p.initial_rate_bps = cfg->initial_bps;
   /* the limits may change while playing and amcc_sender_rate applies them; eq. 1 runs open */
@@ -39,22 +32,30 @@ tx_create (const amcc_ctl_config *cfg, amcc_time now)
   p.max_rate_bps = 1e12;
   p.receiver_timeout = cfg->receiver_timeout;
   a->tx = amcc_asmp_sender_new (&p, now);
-  if (!a->tx) {
-    free (a);
-    return NULL;
-  }
-  return &a->base;
+  return a->tx ? AMCC_OK : AMCC_ERR_NOMEM;
 }
 
-static void
-tx_destroy (amcc_sender *s)
+static amcc_sender *
+tx_create (const amcc_ctl_config *cfg, amcc_time now)
+{
+  asmp_tx *a = calloc (1, sizeof *a);
+
+  if (a && amcc_asmp_tx_init (a, cfg, now) != AMCC_OK) {
+    free (a);
+    a = NULL;
+  }
+  return a ? &a->base : NULL;
+}
+
+void
+amcc_asmp_tx_destroy (amcc_sender *s)
 {
   amcc_asmp_sender_free (((asmp_tx *) s)->tx);
   free (s);
 }
 
-static void
-tx_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter, uint32_t lsr,
+void
+amcc_asmp_tx_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter, uint32_t lsr,
     uint32_t dlsr, uint32_t a_ntp32)
 {
   amcc_time rtt;
@@ -67,9 +68,9 @@ tx_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter, uint32_t l
     v->sender_rtt_s = amcc_time_to_s (rtt);
 }
 
-static amcc_app_result
-tx_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4], uint8_t subtype,
-    const uint8_t *data, size_t len)
+amcc_app_result
+amcc_asmp_tx_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
+    uint8_t subtype, const uint8_t *data, size_t len)
 {
   amcc_asmp_report r;
   amcc_peer *v;
@@ -92,20 +93,20 @@ tx_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4], uin
   return AMCC_APP_TAKEN;
 }
 
-static void
-tx_on_bye (amcc_sender *s, amcc_time now, uint32_t ssrc)
+void
+amcc_asmp_tx_on_bye (amcc_sender *s, amcc_time now, uint32_t ssrc)
 {
   amcc_asmp_sender_on_bye (((asmp_tx *) s)->tx, now, ssrc);
 }
 
-static double
-tx_rate (amcc_sender *s, amcc_time now)
+double
+amcc_asmp_tx_rate (amcc_sender *s, amcc_time now)
 {
   return amcc_asmp_sender_rate (((asmp_tx *) s)->tx, now);
 }
 
-static int
-tx_next_app (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out)
+int
+amcc_asmp_tx_next_app (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out)
 {
   amcc_asmp_echo_entry e[MAX_ECHO];
   size_t n = AMCC_ASMP_ECHO_FIT (cap), written = 0;
@@ -120,8 +121,8 @@ tx_next_app (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap, amcc_app *
   return amcc_app_made (out, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_ECHO, written);
 }
 
-static void
-tx_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
+void
+amcc_asmp_tx_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
 {
   amcc_asmp_sender_stats as;
 
@@ -133,31 +134,21 @@ tx_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
 }
 
 static const amcc_sender_ops sender_ops = {
-  .create = tx_create, .destroy = tx_destroy, .on_report_block = tx_on_report_block,
-  .on_app = tx_on_app, .on_bye = tx_on_bye, .rate = tx_rate, .next_app = tx_next_app,
-  .get_stats = tx_get_stats,
+  .create = tx_create, .destroy = amcc_asmp_tx_destroy,
+  .on_report_block = amcc_asmp_tx_on_report_block, .on_app = amcc_asmp_tx_on_app,
+  .on_bye = amcc_asmp_tx_on_bye, .rate = amcc_asmp_tx_rate, .next_app = amcc_asmp_tx_next_app,
+  .get_stats = amcc_asmp_tx_get_stats,
 };
 
 /* ---------------------------------------------------------------- receiver */
 
-typedef struct {
-  amcc_receiver base;
-  amcc_asmp_receiver rx;
-  amcc_time report_due;         /* eq. 20 time when earlier than the regular RTCP, else NONE */
-  amcc_asmp_report last;        /* last report made (stats) */
-  int have_last;
-  uint64_t suppressed, echoes;
-} asmp_rx;
-
-static void
-rx_init (asmp_rx *a, const amcc_ctl_config *cfg)
+void
+amcc_asmp_rx_init (asmp_rx *a, const amcc_ctl_config *cfg, const amcc_asmp_params *p)
 {
-  amcc_asmp_params p;
-
-  amcc_asmp_params_init (&p);
+  a->p = *p;
   if (cfg->initial_bps > 0)
-    p.initial_rate_bps = cfg->initial_bps;
-  amcc_asmp_receiver_init (&a->rx, &p, cfg->clock_rate);
+    a->p.initial_rate_bps = cfg->initial_bps;
+  amcc_asmp_receiver_init (&a->rx, &a->p, cfg->clock_rate);
   a->report_due = AMCC_TIME_NONE;
 }
 
@@ -165,34 +156,45 @@ static amcc_receiver *
 rx_create (const amcc_ctl_config *cfg, amcc_time now)
 {
   asmp_rx *a = calloc (1, sizeof *a);
+  amcc_asmp_params p;
 
+  amcc_asmp_params_init (&p);
   if (a)
-    rx_init (a, cfg);
+    amcc_asmp_rx_init (a, cfg, &p);
   return a ? &a->base : NULL;
+}
+
+void
+amcc_asmp_rx_restart (asmp_rx *a)
+{
+  amcc_asmp_params p = a->p;
+  uint64_t suppressed = a->suppressed, echoes = a->echoes;
+
+  memset (&a->rx, 0, sizeof *a - offsetof (asmp_rx, rx));
+  amcc_asmp_rx_init (a, &a->base.cfg, &p);
+  a->suppressed = suppressed;
+  a->echoes = echoes;
 }
 
 static void
 rx_reset (amcc_receiver *r, amcc_time now)
 {
-  asmp_rx *a = (asmp_rx *) r;
-  amcc_receiver base = a->base;
-
-  memset (a, 0, sizeof *a);
-  a->base = base;
-  rx_init (a, &base.cfg);
+  amcc_asmp_rx_restart ((asmp_rx *) r);
+  ((asmp_rx *) r)->suppressed = ((asmp_rx *) r)->echoes = 0;
 }
 
-static void rx_destroy (amcc_receiver *r) { free (r); }
+void amcc_asmp_rx_destroy (amcc_receiver *r) { free (r); }
 
-static void
-rx_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt)
+void
+amcc_asmp_rx_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt)
 {
   amcc_asmp_receiver_on_rtp (&((asmp_rx *) r)->rx, now, pkt->seq, pkt->rtp_ts, pkt->send_time,
       pkt->bytes);
 }
 
-static void
-rx_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc, uint32_t members)
+void
+amcc_asmp_rx_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
+    uint32_t members)
 {
   asmp_rx *a = (asmp_rx *) r;
   amcc_time iv = r->cfg.rtcp_interval;
@@ -226,8 +228,8 @@ rx_on_echo (asmp_rx *a, amcc_time now, const uint8_t *data, size_t len)
   return AMCC_APP_TAKEN;
 }
 
-static amcc_app_result
-rx_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc, const char name[4],
+amcc_app_result
+amcc_asmp_rx_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc, const char name[4],
     uint8_t subtype, const uint8_t *data, size_t len)
 {
   asmp_rx *a = (asmp_rx *) r;
@@ -244,8 +246,8 @@ rx_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc, const char name[4],
   return AMCC_APP_TAKEN;
 }
 
-static int
-rx_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out)
+int
+amcc_asmp_rx_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out)
 {
   asmp_rx *a = (asmp_rx *) r;
   size_t written = 0;
@@ -266,14 +268,14 @@ rx_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap, amcc_app
   return amcc_app_made (out, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_REPORT, written);
 }
 
-static amcc_time
-rx_early_due (amcc_receiver *r, amcc_time now)
+amcc_time
+amcc_asmp_rx_early_due (amcc_receiver *r, amcc_time now)
 {
   return ((asmp_rx *) r)->report_due;
 }
 
-static void
-rx_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st)
+void
+amcc_asmp_rx_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st)
 {
   static const char *const modes[] = { "startup", "delay", "competing" };
   asmp_rx *a = (asmp_rx *) r;
@@ -293,15 +295,17 @@ rx_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st)
 }
 
 static const amcc_receiver_ops receiver_ops = {
-  .create = rx_create, .destroy = rx_destroy, .on_rtp = rx_on_rtp,
-  .on_sender_report = rx_on_sender_report, .on_app = rx_on_app, .next_app = rx_next_app,
-  .early_due = rx_early_due, .get_stats = rx_get_stats, .reset = rx_reset,
+  .create = rx_create, .destroy = amcc_asmp_rx_destroy, .on_rtp = amcc_asmp_rx_on_rtp,
+  .on_sender_report = amcc_asmp_rx_on_sender_report, .on_app = amcc_asmp_rx_on_app,
+  .next_app = amcc_asmp_rx_next_app, .early_due = amcc_asmp_rx_early_due,
+  .get_stats = amcc_asmp_rx_get_stats, .reset = rx_reset,
 };
 
 const amcc_protocol amcc_asmp_protocol = {
   .name = "asmp",
   .description = "ASMP (Adaptive Smooth Multicast Protocol)",
   .rtp_profile = AMCC_RTP_AVP,  /* regular RTCP carries everything (eq. 20 asks early rarely) */
+  .max_streams = 1,
   .sender = &sender_ops,
   .receiver = &receiver_ops,
 };

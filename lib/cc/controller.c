@@ -11,6 +11,7 @@
 static const amcc_protocol *const registry[] = {
   &amcc_asmp_protocol,
   &amcc_tfmcc_protocol,
+  &amcc_assp_protocol,
 };
 #define N_PROTOCOLS (sizeof registry / sizeof registry[0])
 
@@ -194,7 +195,56 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
   s->live = 0;
   s->bye_seen = s->ramping = 0;
   s->last_rate = 0;
+  memset (s->group, 0, sizeof s->group);
+  s->group[0] = s;
+  s->group_n = 1;
+  s->stream = 0;
   return s;
+}
+
+static void
+untie (amcc_sender *s)
+{
+  amcc_sender *g[AMCC_MAX_STREAMS];
+  uint32_t n = s->group_n;
+
+  memcpy (g, s->group, sizeof g);
+  for (uint32_t i = 0; i < n; i++) {
+    memset (g[i]->group, 0, sizeof g[i]->group);
+    g[i]->group[0] = g[i];
+    g[i]->group_n = 1;
+    g[i]->stream = 0;
+  }
+}
+
+int
+amcc_sender_group (amcc_sender *const *streams, size_t n)
+{
+  if (!streams || n == 0 || n > AMCC_MAX_STREAMS || !streams[0]
+      || n > streams[0]->proto->max_streams)
+    return AMCC_ERR_PARAM;
+  for (size_t i = 0; i < n; i++) {
+    if (!streams[i] || streams[i]->proto != streams[0]->proto || streams[i]->group_n != 1)
+      return AMCC_ERR_PARAM;
+    for (size_t k = 0; k < i; k++)
+      if (streams[k] == streams[i])
+        return AMCC_ERR_PARAM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    memset (streams[i]->group, 0, sizeof streams[i]->group);
+    memcpy (streams[i]->group, streams, n * sizeof *streams);
+    streams[i]->group_n = (uint32_t) n;
+    streams[i]->stream = (uint32_t) i;
+  }
+  return AMCC_OK;
+}
+
+uint32_t amcc_sender_stream (const amcc_sender *s) { return s->stream; }
+
+double
+amcc_sender_last_rate (const amcc_sender *s)
+{
+  return s->last_rate > 0 ? s->last_rate : s->cfg.initial_bps;
 }
 
 void
@@ -202,6 +252,7 @@ amcc_sender_free (amcc_sender *s)
 {
   if (!s)
     return;
+  untie (s);
   free (s->peers.slot);
   s->proto->sender->destroy (s);
 }
@@ -488,4 +539,21 @@ amcc_receiver_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *s
   r->proto->receiver->get_stats (r, now, st);
   st->sender_ssrc = r->have_sender ? r->sender : 0;
   st->sender_changes = r->sender_changes;
+}
+
+uint32_t
+amcc_receiver_wanted_stream (amcc_receiver *r)
+{
+  return r->proto->receiver->wanted_stream ? r->proto->receiver->wanted_stream (r) : 0;
+}
+
+int
+amcc_receiver_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream)
+{
+  if (stream >= r->proto->max_streams || (stream && !r->proto->receiver->set_stream))
+    return AMCC_ERR_PARAM;
+  r->have_sender = 0;               /* the new stream's sender is ours at once */
+  if (r->proto->receiver->set_stream)
+    r->proto->receiver->set_stream (r, now, stream);
+  return AMCC_OK;
 }

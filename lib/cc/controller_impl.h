@@ -37,6 +37,8 @@ struct amcc_sender {
   int ramping;                 /* a receiver expired (no BYE): the target rises by steps */
   double ramp_from;
   amcc_time ramp_at;
+  amcc_sender *group[AMCC_MAX_STREAMS];       /* the streams of the session, group[stream] */
+  uint32_t group_n, stream;    /* 1 and 0 when not grouped */
 };
 
 struct amcc_receiver {
@@ -65,5 +67,6 @@ double amcc_ctl_uniform (uint64_t *state);
 
 extern const amcc_protocol amcc_asmp_protocol;
 extern const amcc_protocol amcc_tfmcc_protocol;
+extern const amcc_protocol amcc_assp_protocol;
 
 #endif

@@ -293,6 +293,7 @@ const amcc_protocol amcc_tfmcc_protocol = {
   .name = "tfmcc",
   .description = "TFMCC (RFC 4654, comparator)",
   .rtp_profile = AMCC_RTP_AVPF, /* early RTCP carries the sender fields and due reports */
+  .max_streams = 1,
   .sender = &sender_ops,
   .receiver = &receiver_ops,
 };

@@ -20,8 +20,11 @@
  * RTCP packet it is about to send. No role reads a clock or a random source: time is passed in,
  * random numbers come from a generator seeded by amcc_ctl_config.seed.
  *
- * Roles: sender, receiver. A relay (RMANP) will be a third ops table in amcc_protocol; groups to
- * join or leave (layered protocols) a decision added to the receiver. */
+ * Roles: sender, receiver. A relay (RMANP) will be a third ops table in amcc_protocol.
+ * Streams: a simulcast protocol (ASSP) sends K streams on K groups, one sender controller per
+ * stream tied together by amcc_sender_group; its receiver says which stream it wants
+ * (amcc_receiver_wanted_stream) and is told when the caller switched (amcc_receiver_set_stream).
+ * A single-rate protocol has one stream, 0. */
 #ifndef AMCC_CONTROLLER_H
 #define AMCC_CONTROLLER_H
 #include <stddef.h>
@@ -108,6 +111,9 @@ typedef struct amcc_receiver_stats {
   uint64_t reports_suppressed, echoes;
   uint32_t sender_ssrc;       /* the sender measured (0 before its first packet) */
   uint64_t sender_changes;    /* times a new sender took over (a restart: the state was reset) */
+  uint32_t stream, wanted_stream;     /* the stream received; the one wanted (a switch pending) */
+  uint64_t stream_ups, stream_downs;  /* decisions to move up / down */
+  double share_bps;           /* the smoothed share the stream decisions use, 0 = none */
 } amcc_receiver_stats;
 
 typedef struct amcc_sender amcc_sender;
@@ -145,12 +151,16 @@ typedef struct amcc_receiver_ops {
   void (*get_stats) (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st);
   /* back to the state of create (same config): a new sender took over; optional */
   void (*reset) (amcc_receiver *r, amcc_time now);
+  /* streams (optional: single-rate protocols receive stream 0) */
+  uint32_t (*wanted_stream) (amcc_receiver *r);
+  void (*set_stream) (amcc_receiver *r, amcc_time now, uint32_t stream);
 } amcc_receiver_ops;
 
 typedef struct amcc_protocol {
   const char *name;           /* registry key and the elements' enum nick: "asmp", "tfmcc" */
   const char *description;
   amcc_rtp_profile rtp_profile;
+  uint32_t max_streams;       /* streams a session may have (1: single-rate) */
   const amcc_sender_ops *sender;      /* NULL: role not implemented */
   const amcc_receiver_ops *receiver;
 } amcc_protocol;
@@ -199,6 +209,15 @@ const amcc_peer *amcc_sender_next_peer (const amcc_sender *s, size_t *it);
 /* The silence after which a receiver is gone (cfg.receiver_timeout or 3 RTCP intervals). */
 amcc_time amcc_sender_receiver_timeout (const amcc_sender *s);
 
+/* Ties the sender controllers of one session's streams: streams[j] drives stream j (its limits
+ * are that stream's) and sees the others. All of one protocol, n <= its max_streams (<=
+ * AMCC_MAX_STREAMS), each in one group; AMCC_ERR_PARAM otherwise. Freeing one unties them all. */
+#define AMCC_MAX_STREAMS 8
+int amcc_sender_group (amcc_sender *const *streams, size_t n);
+uint32_t amcc_sender_stream (const amcc_sender *s);           /* 0 when not grouped */
+/* The target the last amcc_sender_rate returned (the initial rate before the first call). */
+double amcc_sender_last_rate (const amcc_sender *s);
+
 /* ---- receiver ---- */
 amcc_receiver *amcc_receiver_new (const amcc_protocol *proto, const amcc_ctl_config *cfg,
     amcc_time now);
@@ -220,6 +239,14 @@ int amcc_receiver_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_
     amcc_app *out);
 amcc_time amcc_receiver_early_due (amcc_receiver *r, amcc_time now);
 void amcc_receiver_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st);
+/* The stream the receiver wants now (starts at 0). When it changes the caller joins that
+ * stream's group, switches its output at the new stream's first key frame, leaves the old
+ * group and calls amcc_receiver_set_stream. */
+uint32_t amcc_receiver_wanted_stream (amcc_receiver *r);
+/* From now on the caller hands over the packets and RTCP of `stream` only: the measurement
+ * starts afresh on its sender (the protocol keeps what bridges the switch). AMCC_ERR_PARAM if
+ * the protocol has no such stream. */
+int amcc_receiver_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream);
 
 #ifdef __cplusplus
 }

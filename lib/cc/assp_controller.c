@@ -1,0 +1,213 @@
+/* assp_controller.c - ASSP behind the controller interface (amcc/controller.h, amcc/assp.h).
+ * Sender: one ASMP sender per stream (eq. 2 = ASMP's minimum clamped to the stream's limits by
+ * the shared policy); its SR APP is the stream table of the whole group (eq. 3 averages, limits,
+ * J on the first SR of each window) followed by ASMP's RTT echo for the stream's receivers.
+ * Receiver: ASMP's receiver on the current stream reports as usual; each report feeds eq. 6 and
+ * each J round eq. 4-5, which set the stream wanted. */
+#include <stdlib.h>
+#include <string.h>
+#include "amcc/assp.h"
+#include "asmp_controller.h"
+
+/* ---------------------------------------------------------------- sender */
+
+typedef struct {
+  asmp_tx asmp;                 /* first: the ASMP functions take this struct */
+  amcc_assp_params p;
+  amcc_assp_avg avg;            /* eq. 3 of this stream */
+  int have_join;
+  int64_t join_window;          /* window whose J this session sent */
+} assp_tx;
+
+static amcc_sender *
+tx_create (const amcc_ctl_config *cfg, amcc_time now)
+{
+  assp_tx *a = calloc (1, sizeof *a);
+
+  if (!a)
+    return NULL;
+  if (amcc_asmp_tx_init (&a->asmp, cfg, now) != AMCC_OK) {
+    free (a);
+    return NULL;
+  }
+  amcc_assp_params_init (&a->p);
+  amcc_assp_avg_init (&a->avg);
+  return &a->asmp.base;
+}
+
+static amcc_app_result
+tx_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4], uint8_t subtype,
+    const uint8_t *data, size_t len)
+{
+  if (memcmp (name, AMCC_ASSP_APP_NAME, 4) == 0)
+    return AMCC_APP_IGNORED;    /* another sender's table */
+  return amcc_asmp_tx_on_app (s, now, ssrc, name, subtype, data, len);
+}
+
+static int
+tx_next_app (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out)
+{
+  assp_tx *a = (assp_tx *) s;
+  amcc_time dt = a->p.delta_t;
+  amcc_assp_table t;
+  size_t tl = 0;
+  amcc_app echo;
+  int ret;
+
+  /* eq. 3 of every stream, each at the target it has had since its last rate call */
+  for (uint32_t i = 0; i < s->group_n; i++) {
+    amcc_sender *g = s->group[i];
+    double r = g == s ? amcc_sender_rate (s, now) : amcc_sender_last_rate (g);
+    amcc_assp_avg_sample (&((assp_tx *) g)->avg, now, r, dt);
+  }
+  memset (&t, 0, sizeof t);
+  t.count = s->group_n;
+  t.stream = s->stream;
+  int64_t w = a->avg.window;
+  t.join = !a->have_join || w != a->join_window;        /* the first SR of each window */
+  t.round = (uint16_t) w;
+  for (uint32_t i = 0; i < t.count; i++) {
+    amcc_sender *g = s->group[i];
+    t.s[i].avg_bps = amcc_assp_avg_value (&((assp_tx *) g)->avg);
+    t.s[i].low_bps = g->cfg.min_bps < g->cfg.max_bps ? g->cfg.min_bps : g->cfg.max_bps;
+    t.s[i].high_bps = g->cfg.max_bps;
+  }
+  if ((ret = amcc_assp_table_encode (&t, buf, cap, &tl)) != AMCC_OK)
+    return ret;
+  if ((ret = amcc_asmp_tx_next_app (s, now, buf + tl, cap - tl, &echo)) < 0)
+    return ret;
+  a->have_join = 1;
+  a->join_window = w;
+  return amcc_app_made (out, AMCC_ASSP_APP_NAME, AMCC_ASSP_SUBTYPE_TABLE, tl + echo.len);
+}
+
+static const amcc_sender_ops sender_ops = {
+  .create = tx_create, .destroy = amcc_asmp_tx_destroy,
+  .on_report_block = amcc_asmp_tx_on_report_block, .on_app = tx_on_app,
+  .on_bye = amcc_asmp_tx_on_bye, .rate = amcc_asmp_tx_rate, .next_app = tx_next_app,
+  .get_stats = amcc_asmp_tx_get_stats,
+};
+
+/* ---------------------------------------------------------------- receiver */
+
+typedef struct {
+  asmp_rx asmp;                 /* first: the ASMP functions take this struct */
+  amcc_assp_rule rule;
+} assp_rx;
+
+static void
+rx_params (amcc_asmp_params *p)
+{
+  amcc_asmp_params_init (p);
+  /* eq. 4 moves up only on an estimate above lambda x the next stream's lower limit, i.e. above
+   * what the current stream can deliver: the estimate must rise past what arrives while the path
+   * shows no loss and no queue (eq. 13, one P per RTT per report, at most recv_rate_cap x what
+   * arrives). ASMP's caps at what arrives serve a single-rate sender that follows its receivers;
+   * here the stream's upper limit holds the sender back instead. */
+  p->recv_rate_step = 0;
+  p->delay_rise = 0;
+  p->startup_gain = 0;
+}
+
+static amcc_receiver *
+rx_create (const amcc_ctl_config *cfg, amcc_time now)
+{
+  assp_rx *a = calloc (1, sizeof *a);
+  amcc_asmp_params p;
+  amcc_assp_params ap;
+
+  if (!a)
+    return NULL;
+  rx_params (&p);
+  amcc_asmp_rx_init (&a->asmp, cfg, &p);
+  amcc_assp_params_init (&ap);
+  amcc_assp_rule_init (&a->rule, &ap);
+  return &a->asmp.base;
+}
+
+/* a new sender (restart): a new session, from stream 0 */
+static void
+rx_reset (amcc_receiver *r, amcc_time now)
+{
+  assp_rx *a = (assp_rx *) r;
+
+  amcc_asmp_rx_restart (&a->asmp);
+  amcc_assp_rule_init (&a->rule, &a->rule.p);
+}
+
+static amcc_app_result
+rx_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc, const char name[4],
+    uint8_t subtype, const uint8_t *data, size_t len)
+{
+  assp_rx *a = (assp_rx *) r;
+  amcc_assp_table t;
+  size_t used = 0;
+
+  if (memcmp (name, AMCC_ASSP_APP_NAME, 4) != 0)
+    return amcc_asmp_rx_on_app (r, now, ssrc, name, subtype, data, len);   /* peers' reports */
+  if (subtype != AMCC_ASSP_SUBTYPE_TABLE || amcc_assp_table_decode (data, len, &t, &used) != AMCC_OK)
+    return AMCC_APP_MALFORMED;
+  /* the echo for this stream's receivers; another session's (during a switch) is not ours */
+  if (t.stream == a->rule.stream
+      && amcc_asmp_rx_on_app (r, now, ssrc, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_ECHO,
+          data + used, len - used) == AMCC_APP_MALFORMED)
+    return AMCC_APP_MALFORMED;
+  amcc_assp_rule_on_table (&a->rule, &t);
+  return AMCC_APP_TAKEN;
+}
+
+static int
+rx_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out)
+{
+  assp_rx *a = (assp_rx *) r;
+  int ret = amcc_asmp_rx_next_app (r, now, buf, cap, out);
+
+  if (ret >= 0 && a->asmp.have_last)
+    amcc_assp_rule_on_estimate (&a->rule, a->asmp.last.rate_bps);      /* eq. 6 */
+  return ret;
+}
+
+static void
+rx_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st)
+{
+  assp_rx *a = (assp_rx *) r;
+
+  amcc_asmp_rx_get_stats (r, now, st);
+  st->stream = a->rule.stream;
+  st->wanted_stream = a->rule.wanted;
+  st->stream_ups = a->rule.ups;
+  st->stream_downs = a->rule.downs;
+  st->share_bps = a->rule.have_avg ? a->rule.avg_rx : 0;
+}
+
+static uint32_t
+rx_wanted_stream (amcc_receiver *r)
+{
+  return ((assp_rx *) r)->rule.wanted;
+}
+
+/* eq. 6's average bridges the switch; the new stream's packets are measured afresh */
+static void
+rx_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream)
+{
+  assp_rx *a = (assp_rx *) r;
+
+  amcc_asmp_rx_restart (&a->asmp);
+  amcc_assp_rule_set_stream (&a->rule, stream);
+}
+
+static const amcc_receiver_ops receiver_ops = {
+  .create = rx_create, .destroy = amcc_asmp_rx_destroy, .on_rtp = amcc_asmp_rx_on_rtp,
+  .on_sender_report = amcc_asmp_rx_on_sender_report, .on_app = rx_on_app,
+  .next_app = rx_next_app, .early_due = amcc_asmp_rx_early_due, .get_stats = rx_get_stats,
+  .reset = rx_reset, .wanted_stream = rx_wanted_stream, .set_stream = rx_set_stream,
+};
+
+const amcc_protocol amcc_assp_protocol = {
+  .name = "assp",
+  .description = "ASSP (Adaptive Smooth Simulcast Protocol)",
+  .rtp_profile = AMCC_RTP_AVP,
+  .max_streams = AMCC_ASSP_MAX_STREAMS,
+  .sender = &sender_ops,
+  .receiver = &receiver_ops,
+};
