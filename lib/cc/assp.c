@@ -15,8 +15,8 @@ amcc_assp_params_init (amcc_assp_params *p)
   p->kappa = 0.8;
   p->a = 0.3;
   p->delta_t = 5 * AMCC_NS_PER_S;
-  p->up_hold = 2;
-  p->up_hold_max = 16;
+  p->up_hold = 3;
+  p->up_hold_max = 12;
 }
 
 static int
@@ -125,6 +125,10 @@ amcc_assp_rule_on_estimate (amcc_assp_rule *r, double rx_inst_bps)
 {
   if (!(rx_inst_bps >= 0) || !isfinite (rx_inst_bps))
     return;
+  /* no decision depends on a share above lambda x the highest upper limit: an estimate grown
+   * far past it on a lossless path would only slow the average's fall when the path degrades */
+  if (r->ceiling > 0 && rx_inst_bps > r->ceiling)
+    rx_inst_bps = r->ceiling;
   r->avg_rx = r->have_avg ? amcc_assp_ewma (r->avg_rx, rx_inst_bps, r->p.a) : rx_inst_bps;
   r->have_avg = 1;
 }
@@ -139,6 +143,10 @@ rounds_since (uint16_t a, uint16_t b)
 uint32_t
 amcc_assp_rule_on_table (amcc_assp_rule *r, const amcc_assp_table *t)
 {
+  double top = 0;
+  for (uint32_t i = 0; i < t->count && i < AMCC_ASSP_MAX_STREAMS; i++)
+    top = t->s[i].high_bps > top ? t->s[i].high_bps : top;
+  r->ceiling = r->p.lambda * top;
   if (!t->join || (r->have_round && t->round == r->round))
     return r->wanted;
   r->have_round = 1;

@@ -4,6 +4,7 @@
  * J on the first SR of each window) followed by ASMP's RTT echo for the stream's receivers.
  * Receiver: ASMP's receiver on the current stream reports as usual; each report feeds eq. 6 and
  * each J round eq. 4-5, which set the stream wanted. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "amcc/assp.h"
@@ -93,20 +94,48 @@ static const amcc_sender_ops sender_ops = {
 typedef struct {
   asmp_rx asmp;                 /* first: the ASMP functions take this struct */
   amcc_assp_rule rule;
+  double share;                 /* the last share given to eq. 6, bit/s */
+  int64_t lost;                 /* packets lost on the current stream at the last report */
+  double high;                  /* the current stream's upper limit (last table), 0 = unknown */
+  double peer_min;              /* lowest rate a peer on our stream reported lately */
+  amcc_time peer_at;            /* ... when, AMCC_TIME_NONE = none */
 } assp_rx;
 
-static void
-rx_params (amcc_asmp_params *p)
+/* The share eq. 6 smooths. eq. 4 moves up only on a share above lambda x the next stream's lower
+ * limit, i.e. above what the current stream delivers, while ASMP's estimate stays near what
+ * arrives (a single-rate sender follows it). When something other than us holds the stream back
+ * (its upper limit, or a peer reporting a lower rate) and our report is clean (no packet lost,
+ * no congestion indication, no standing queue), the share grows as eq. 13 would, one nominal
+ * packet per RTT per report, from where it was. Otherwise, and at any sign of congestion, it is
+ * ASMP's estimate: a receiver that holds its stream itself measures its path directly. */
+#define PROBE_PKT_BYTES 1448.0          /* TCP's segment, as ASMP's nominal_pkt_bytes */
+#define PROBE_QUEUE_S 0.02              /* ASMP's queue_target_s: a queue that stands */
+#define HELD_FRAC 0.9                   /* "at the limit" / "a peer lower" by this margin */
+#define PEER_MEMORY 3                   /* a peer's report counts for 3 RTCP intervals */
+
+static int
+held_elsewhere (const assp_rx *a, amcc_time now, double rate_bps)
 {
-  amcc_asmp_params_init (p);
-  /* eq. 4 moves up only on an estimate above lambda x the next stream's lower limit, i.e. above
-   * what the current stream can deliver: the estimate must rise past what arrives while the path
-   * shows no loss and no queue (eq. 13, one P per RTT per report, at most recv_rate_cap x what
-   * arrives). ASMP's caps at what arrives serve a single-rate sender that follows its receivers;
-   * here the stream's upper limit holds the sender back instead. */
-  p->recv_rate_step = 0;
-  p->delay_rise = 0;
-  p->startup_gain = 0;
+  double recv_bps = a->asmp.rx.recv_Bps * 8.0;
+
+  if (a->high > 0 && recv_bps >= HELD_FRAC * a->high)
+    return 1;
+  return a->peer_at != AMCC_TIME_NONE
+      && now - a->peer_at <= PEER_MEMORY * a->asmp.base.cfg.rtcp_interval
+      && a->peer_min < HELD_FRAC * rate_bps;
+}
+
+static double
+share_estimate (assp_rx *a, amcc_time now, const amcc_asmp_report *rep, int lossy)
+{
+  int clean = !lossy && rep->ci != AMCC_CI_CONGESTED && rep->queue_s < PROBE_QUEUE_S;
+  double rtt = rep->rtt_s > 0 ? rep->rtt_s : 0.1;
+
+  if (clean && a->share > 0 && held_elsewhere (a, now, rep->rate_bps))
+    a->share = fmax (rep->rate_bps, a->share + 8.0 * PROBE_PKT_BYTES / rtt);   /* eq. 13 */
+  else
+    a->share = rep->rate_bps;
+  return a->share;
 }
 
 static amcc_receiver *
@@ -118,10 +147,11 @@ rx_create (const amcc_ctl_config *cfg, amcc_time now)
 
   if (!a)
     return NULL;
-  rx_params (&p);
+  amcc_asmp_params_init (&p);
   amcc_asmp_rx_init (&a->asmp, cfg, &p);
   amcc_assp_params_init (&ap);
   amcc_assp_rule_init (&a->rule, &ap);
+  a->peer_at = AMCC_TIME_NONE;
   return &a->asmp.base;
 }
 
@@ -133,6 +163,9 @@ rx_reset (amcc_receiver *r, amcc_time now)
 
   amcc_asmp_rx_restart (&a->asmp);
   amcc_assp_rule_init (&a->rule, &a->rule.p);
+  a->share = a->high = 0;
+  a->lost = 0;
+  a->peer_at = AMCC_TIME_NONE;
 }
 
 static amcc_app_result
@@ -143,8 +176,19 @@ rx_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc, const char name[4],
   amcc_assp_table t;
   size_t used = 0;
 
-  if (memcmp (name, AMCC_ASSP_APP_NAME, 4) != 0)
-    return amcc_asmp_rx_on_app (r, now, ssrc, name, subtype, data, len);   /* peers' reports */
+  if (memcmp (name, AMCC_ASSP_APP_NAME, 4) != 0) {
+    amcc_asmp_report rep;
+    amcc_app_result res = amcc_asmp_rx_on_app (r, now, ssrc, name, subtype, data, len);
+    /* a peer's report on our stream: who holds the stream back */
+    if (res == AMCC_APP_TAKEN && subtype == AMCC_ASMP_SUBTYPE_REPORT
+        && amcc_asmp_report_decode (data, len, &rep) == AMCC_OK) {
+      if (a->peer_at == AMCC_TIME_NONE || rep.rate_bps < a->peer_min
+          || now - a->peer_at > PEER_MEMORY * r->cfg.rtcp_interval)
+        a->peer_min = rep.rate_bps;
+      a->peer_at = now;
+    }
+    return res;
+  }
   if (subtype != AMCC_ASSP_SUBTYPE_TABLE || amcc_assp_table_decode (data, len, &t, &used) != AMCC_OK)
     return AMCC_APP_MALFORMED;
   /* the echo for this stream's receivers; another session's (during a switch) is not ours */
@@ -152,6 +196,8 @@ rx_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc, const char name[4],
       && amcc_asmp_rx_on_app (r, now, ssrc, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_ECHO,
           data + used, len - used) == AMCC_APP_MALFORMED)
     return AMCC_APP_MALFORMED;
+  if (a->rule.stream < t.count)
+    a->high = t.s[a->rule.stream].high_bps;
   amcc_assp_rule_on_table (&a->rule, &t);
   return AMCC_APP_TAKEN;
 }
@@ -162,8 +208,11 @@ rx_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap, amcc_app
   assp_rx *a = (assp_rx *) r;
   int ret = amcc_asmp_rx_next_app (r, now, buf, cap, out);
 
-  if (ret >= 0 && a->asmp.have_last)
-    amcc_assp_rule_on_estimate (&a->rule, a->asmp.last.rate_bps);      /* eq. 6 */
+  if (ret >= 0 && a->asmp.have_last) {
+    int64_t lost = amcc_seq_lost (&a->asmp.rx.seq);
+    amcc_assp_rule_on_estimate (&a->rule, share_estimate (a, now, &a->asmp.last, lost > a->lost));
+    a->lost = lost;
+  }
   return ret;
 }
 
@@ -193,6 +242,9 @@ rx_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream)
   assp_rx *a = (assp_rx *) r;
 
   amcc_asmp_rx_restart (&a->asmp);
+  a->lost = 0;
+  a->high = 0;
+  a->peer_at = AMCC_TIME_NONE;        /* peers of the old stream */
   amcc_assp_rule_set_stream (&a->rule, stream);
 }
 

@@ -70,7 +70,7 @@ amcc_seq_update (amcc_seq *s, uint16_t seq, uint64_t *ext_seq)
   uint16_t udelta = (uint16_t) (seq - s->max_seq);
 
   if (s->probation) {
-    if (seq == (uint16_t) (s->max_seq + 1)) {
+    if (udelta >= 1 && udelta <= AMCC_SEQ_PROBATION_GAP) {
       s->probation--;
       s->max_seq = seq;
       if (s->probation == 0) {

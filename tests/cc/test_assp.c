@@ -114,14 +114,19 @@ test_rule (void)
   amcc_assp_table t;
 
   amcc_assp_params_init (&p);
+  AMT_CHECK (p.up_hold == 3 && p.up_hold_max == 12);
+  p.up_hold = 2;                          /* the sequence below by hand */
+  p.up_hold_max = 16;
   paper_table (&t);
   amcc_assp_rule_init (&r, &p);
   table_round (&t, 1, 1);
   AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 0);      /* no estimate yet */
   amcc_assp_rule_on_estimate (&r, 1e6);
   AMT_NEAR (r.avg_rx, 1e6, 1e-9);                         /* the first estimate as is */
-  amcc_assp_rule_on_estimate (&r, 2e6);
-  AMT_NEAR (r.avg_rx, 1.3e6, 1e-6);                       /* eq. 6 */
+  amcc_assp_rule_on_estimate (&r, 1.1e6);
+  AMT_NEAR (r.avg_rx, 1.03e6, 1e-6);                      /* eq. 6 */
+  amcc_assp_rule_on_estimate (&r, 2e6);   /* counts as lambda x the top limit, 1.2 Mbit/s */
+  AMT_NEAR (r.avg_rx, 0.7 * 1.03e6 + 0.3 * 1.2e6, 1e-6);
   AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 0);      /* round 1 was used */
   table_round (&t, 2, 0);
   AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 0);      /* no J */
@@ -191,7 +196,9 @@ test_wire (void)
   AMT_CHECK (amcc_assp_table_encode (&t, buf, sizeof buf, &n) == AMCC_OK);
   AMT_CHECK (n == AMCC_ASSP_TABLE_LEN (3) && n == 44);
   AMT_CHECK (buf[0] == AMCC_ASSP_WIRE_VERSION && buf[1] == 1 && buf[2] == 3 && buf[3] == 2);
-  AMT_CHECK (buf[4] == 0xBE && buf[5] == 0xEF);
+  static const uint8_t head[20] = { 0x01, 0x01, 0x03, 0x02, 0xBE, 0xEF, 0x00, 0x00, 0x00, 0x02,
+    0xBF, 0x20, 0x00, 0x01, 0x86, 0xA0, 0x00, 0x03, 0x0D, 0x40 };   /* docs/wire-formats.md */
+  AMT_CHECK (memcmp (buf, head, sizeof head) == 0);
   AMT_CHECK (amcc_assp_table_decode (buf, n, &d, &used) == AMCC_OK && used == n);
   AMT_CHECK (d.count == 3 && d.stream == 2 && d.join && d.round == 0xBEEF);
   for (int i = 0; i < 3; i++)

@@ -314,6 +314,14 @@ test_seq (void)
   for (int i = 0; i < 20; i++)
     AMT_CHECK (amcc_seq_update (&s, (uint16_t) (i * 7919), NULL) == AMCC_SEQ_PROBATION);
   AMT_CHECK (amcc_seq_expected (&s) == 0);
+  /* ... but a gap of up to AMCC_SEQ_PROBATION_GAP counts (a path losing most packets) */
+  amcc_seq_init (&s);
+  AMT_CHECK (amcc_seq_update (&s, 100, NULL) == AMCC_SEQ_PROBATION);
+  AMT_CHECK (amcc_seq_update (&s, 100 + AMCC_SEQ_PROBATION_GAP + 1, NULL) == AMCC_SEQ_PROBATION);
+  AMT_CHECK (amcc_seq_update (&s, 117 + AMCC_SEQ_PROBATION_GAP, &ext) == AMCC_SEQ_NEW);
+  AMT_CHECK (ext == 117 + AMCC_SEQ_PROBATION_GAP && amcc_seq_expected (&s) == 1);
+  AMT_CHECK (amcc_seq_update (&s, 120 + AMCC_SEQ_PROBATION_GAP, NULL) == AMCC_SEQ_NEW);
+  AMT_CHECK (amcc_seq_expected (&s) == 4 && amcc_seq_lost (&s) == 2);
 }
 
 /* RFC 3550 A.8, eq. 4-5, 90 kHz: packets 3000 ticks apart arriving 3000 ticks apart -> D = 0.

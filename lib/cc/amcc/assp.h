@@ -29,7 +29,8 @@ typedef struct amcc_assp_params {
    * of moving up waits up_hold rounds before the next try, twice as long after each further
    * failure up to up_hold_max (RLM's join timer). A path between two streams' rates otherwise
    * moves up and down forever: the estimate on the lower stream grows without loss (eq. 13),
-   * the higher stream loses. (2 rounds, at most 16) */
+   * the higher stream loses. Longer holds mean fewer failed tries but a slower return after a
+   * path recovers (at most up_hold_max rounds + one). (3 rounds, at most 12) */
   uint32_t up_hold, up_hold_max;
 } amcc_assp_params;
 
@@ -81,6 +82,7 @@ typedef struct amcc_assp_rule {
   amcc_assp_params p;
   int have_avg;
   double avg_rx;              /* eq. 6, bit/s */
+  double ceiling;             /* estimates above lambda x the highest upper limit count as it */
   uint32_t stream, wanted;    /* current stream; the one it wants (== stream: no switch pending) */
   int have_round;
   uint16_t round;             /* last decision round seen */

@@ -9,6 +9,11 @@ extern "C" {
 #endif
 
 #define AMCC_SEQ_MIN_SEQUENTIAL 2     /* RFC 3550 A.1 MIN_SEQUENTIAL (probation) */
+/* Deviation from A.1: in probation a packet up to this many ahead of the last counts as
+ * sequential. A receiver that joins a stream its path cannot carry (a simulcast receiver trying
+ * the next stream) loses most packets: strictly sequential pairs may never come, and it would
+ * measure nothing. Random junk still fails (1 = A.1 exactly). */
+#define AMCC_SEQ_PROBATION_GAP 16
 #define AMCC_SEQ_MAX_DROPOUT    3000  /* RFC 3550 A.1 MAX_DROPOUT */
 #define AMCC_SEQ_MAX_MISORDER   100   /* RFC 3550 A.1 MAX_MISORDER */
 #define AMCC_SEQ_DUP_WINDOW     256   /* recent packets remembered to reject duplicates */
