@@ -5,6 +5,7 @@
 #include <gst/gst.h>
 #include "asmpsink/gstasmpsink.h"
 #include "asmpsrc/gstasmpsrc.h"
+#include "asspsimulcast/gstasspsimulcast.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -13,6 +14,7 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (asmpsink, plugin);
   ret |= GST_ELEMENT_REGISTER (asmpsrc, plugin);
+  ret |= GST_ELEMENT_REGISTER (asspsimulcast, plugin);
   return ret;
 }
 

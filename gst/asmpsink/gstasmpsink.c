@@ -54,7 +54,9 @@ struct _GstAsmpSink {
   GstElement *rtpbin, *rtp_sink, *rtcp_sink, *rtcp_src, *pacer;
   GObject *session;
 
-  GMutex lock;                  /* everything below */
+  GMutex lock;
+  GMutex *lockp;                /* everything below: &lock, or a group's (asspsimulcast) */
+  const amcc_protocol *group_protocol;  /* set by a group: overrides `protocol` */
   GstAmNetConfig net;
   gint protocol;                /* GST_TYPE_AM_PROTOCOL: index into lib/cc's registry */
   guint initial_bps, min_bps, max_bps, target_bps;
@@ -119,11 +121,11 @@ process_rtp (GstAsmpSink * self, GstBuffer * buf, gint64 now)
 {
   gsize size;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   size = gst_am_send_trace_packet (&self->send_trace, self->sd, buf, now);
   if (self->cc)
     gst_am_cc_sender_on_rtp_sent (self->cc, now, size);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
 }
 
 static void
@@ -132,11 +134,11 @@ write_sdp (GstAsmpSink * self, GstCaps * caps)
   GstAmNetConfig net;
   gchar *path;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   path = g_strdup (self->sdp_file);
   net = self->net;
   net.address = g_strdup (self->net.address);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
   gst_am_sdp_write_or_warn (GST_ELEMENT (self), path, caps, &net);
   g_free (net.address);
   g_free (path);
@@ -163,18 +165,18 @@ rtp_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
       GstCaps *caps;
       gst_event_parse_caps (ev, &caps);
-      g_mutex_lock (&self->lock);
+      g_mutex_lock (self->lockp);
       gst_am_send_trace_set_codec (&self->send_trace, gst_am_codec_from_caps (caps));
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (self->lockp);
       write_sdp (self, caps);
       /* linked after READY->PAUSED (dynamic pipeline): look for the encoder now */
       if (!self->enc.encoder)
         attach_encoder (self);
     } else if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS) {
-      g_mutex_lock (&self->lock);
+      g_mutex_lock (self->lockp);
       gst_am_trace_flush (self->sd);
       gst_am_trace_flush (self->rate);
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (self->lockp);
       gst_am_eos_guard_arm (&self->eos_guard, 2 * (gint64) self->rtcp_interval_ms * GST_MSECOND
           + 100 * GST_MSECOND);
     }
@@ -193,24 +195,24 @@ rtcp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   guint bps = 0;
   GstAmEncKind kind;
 
-  own = gst_am_own_ssrc (&self->lock, &self->own_ssrc, self->rtpbin);
-  g_mutex_lock (&self->lock);
+  own = gst_am_own_ssrc (self->lockp, &self->own_ssrc, self->rtpbin);
+  g_mutex_lock (self->lockp);
   /* our own RTCP looped back (loop=true): rtpbin would call it an SSRC collision */
   if (first && first == own) {
-    g_mutex_unlock (&self->lock);
+    g_mutex_unlock (self->lockp);
     return GST_PAD_PROBE_DROP;
   }
   if (self->cc) {
     gint64 now = gst_am_now ();
     if (!gst_am_cc_sender_on_rtcp (self->cc, now, buf, self->own_ssrc)) {
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (self->lockp);
       return GST_PAD_PROBE_DROP;        /* spoofed: rtpbin must not see its BYE or SR either */
     }
     changed = update_target_locked (self, now);
     bps = self->target_bps;
   }
   kind = self->enc.kind;
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
   if (changed)
     target_changed (self, bps, kind);
   return GST_PAD_PROBE_OK;
@@ -227,7 +229,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
   guint bps = 0;
   GstAmEncKind kind;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   self->own_ssrc = gst_am_rtcp_first_ssrc (buf);
   if (self->cc) {
     appended = gst_am_cc_sender_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
@@ -246,7 +248,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
     }
   }
   kind = self->enc.kind;
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
   if (changed)
     target_changed (self, bps, kind);
   if (stats)
@@ -274,14 +276,14 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
 {
   GstAsmpSink *self = data;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   if (self->early_id != id) {   /* stopped meanwhile */
-    g_mutex_unlock (&self->lock);
+    g_mutex_unlock (self->lockp);
     return TRUE;
   }
   gst_am_timer_stop (&self->early_id);
   arm_early_locked (self);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
   gst_am_request_early_rtcp (self->session, GST_OBJECT (self), "the sender APP");
   return TRUE;
 }
@@ -301,7 +303,7 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
 {
   GstAsmpSink *self = GST_ASMP_SINK (object);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   switch (prop_id) {
     case PROP_PROTOCOL:
       self->protocol = g_value_get_enum (value);
@@ -361,12 +363,12 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
     gboolean changed = update_target_locked (self, gst_am_now ());
     guint bps = self->target_bps;
     GstAmEncKind kind = self->enc.kind;
-    g_mutex_unlock (&self->lock);
+    g_mutex_unlock (self->lockp);
     if (changed)
       target_changed (self, bps, kind);
     return;
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
   /* outside our lock: rtpsession takes its own (lock order: session, then ours) */
   if (prop_id == PROP_RTCP_INTERVAL)
     gst_am_set_rtcp_interval (self->rtpbin, g_value_get_uint (value));
@@ -378,7 +380,7 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstAsmpSink *self = GST_ASMP_SINK (object);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   switch (prop_id) {
     case PROP_PROTOCOL: g_value_set_enum (value, self->protocol); break;
     case PROP_INITIAL_BITRATE: g_value_set_uint (value, self->initial_bps); break;
@@ -407,7 +409,21 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
+}
+
+/* ---- one stream of a group (asspsimulcast) ---- */
+void
+gst_asmp_sink_join_group (GstAsmpSink * self, GMutex * lock, const amcc_protocol * proto)
+{
+  self->lockp = lock;
+  self->group_protocol = proto;
+}
+
+amcc_sender *
+gst_asmp_sink_controller (GstAsmpSink * self)
+{
+  return self->cc ? gst_am_cc_sender_controller (self->cc) : NULL;
 }
 
 /* ---- state ---- */
@@ -431,11 +447,11 @@ start_locked (GstAsmpSink * self)
   gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
   GST_INFO_OBJECT (self, "sending to %s:%d (%s), RTCP on %d", self->net.address,
       self->net.port, mc ? "multicast" : "unicast", self->net.port + 1);
-  g_object_set (self->rtpbin, "rtp-profile",
-      gst_am_protocol_rtp_profile (gst_am_protocol_get (self->protocol)), NULL);
+  cfg.protocol = self->group_protocol ? self->group_protocol
+      : gst_am_protocol_get (self->protocol);
+  g_object_set (self->rtpbin, "rtp-profile", gst_am_protocol_rtp_profile (cfg.protocol), NULL);
   gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
 
-  cfg.protocol = gst_am_protocol_get (self->protocol);
   cfg.initial_bps = self->initial_bps;
   cfg.min_bps = self->min_bps;
   cfg.max_bps = self->max_bps;
@@ -476,10 +492,10 @@ attach_encoder (GstAsmpSink * self)
   GstElement *enc;
   guint initial;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   enc = self->encoder_prop ? gst_object_ref (self->encoder_prop) : NULL;
   initial = self->initial_bps;
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
   gst_am_encoder_attach_auto (&self->enc, enc, self->sinkpad, initial, GST_OBJECT (self));
   gst_clear_object (&enc);
 }
@@ -492,13 +508,13 @@ gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
 
   switch (transition) {
     case GST_STATE_CHANGE_NULL_TO_READY:
-      g_mutex_lock (&self->lock);
+      g_mutex_lock (self->lockp);
       if (!start_locked (self)) {
         stop_locked (self);
-        g_mutex_unlock (&self->lock);
+        g_mutex_unlock (self->lockp);
         return GST_STATE_CHANGE_FAILURE;
       }
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (self->lockp);
       /* open the RTCP socket first and send RTCP from it */
       if (gst_element_set_state (self->rtcp_src, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE)
         return GST_STATE_CHANGE_FAILURE;
@@ -508,16 +524,16 @@ gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
       attach_encoder (self);
       break;
     case GST_STATE_CHANGE_PAUSED_TO_PLAYING:
-      g_mutex_lock (&self->lock);
+      g_mutex_lock (self->lockp);
       arm_early_locked (self);
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (self->lockp);
       break;
     case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
-      g_mutex_lock (&self->lock);
+      g_mutex_lock (self->lockp);
       gst_am_timer_stop (&self->early_id);
       gst_am_trace_flush (self->sd);
       gst_am_trace_flush (self->rate);
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (self->lockp);
       gst_am_eos_guard_reset (&self->eos_guard);
       break;
     default:
@@ -529,9 +545,9 @@ gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
       gst_am_encoder_attach (&self->enc, NULL, 0);
       break;
     case GST_STATE_CHANGE_READY_TO_NULL:
-      g_mutex_lock (&self->lock);
+      g_mutex_lock (self->lockp);
       stop_locked (self);
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (self->lockp);
       break;
     default:
       break;
@@ -546,6 +562,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
   GstPad *pad;
 
   g_mutex_init (&self->lock);
+  self->lockp = &self->lock;
   gst_am_net_config_init (&self->net);
   gst_am_encoder_init (&self->enc);
   self->protocol = GST_AM_PROTOCOL_DEFAULT;

@@ -237,6 +237,12 @@ struct _GstAmCcSender {
   gint64 stats_time;
 };
 
+amcc_sender *
+gst_am_cc_sender_controller (GstAmCcSender * s)
+{
+  return s->cc;
+}
+
 GstAmCcSender *
 gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now)
 {
