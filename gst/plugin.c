@@ -6,6 +6,7 @@
 #include "asmpsink/gstasmpsink.h"
 #include "asmpsrc/gstasmpsrc.h"
 #include "asspsimulcast/gstasspsimulcast.h"
+#include "asspsrc/gstasspsrc.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -15,10 +16,11 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (asmpsink, plugin);
   ret |= GST_ELEMENT_REGISTER (asmpsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (asspsimulcast, plugin);
+  ret |= GST_ELEMENT_REGISTER (asspsrc, plugin);
   return ret;
 }
 
 #define PACKAGE "gst-amcast"
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, amcast,
-    "Adaptive multicast video: ASMP (and TFMCC) over RTP/RTCP",
+    "Adaptive multicast video: ASMP (and TFMCC) and ASSP simulcast over RTP/RTCP",
     plugin_init, "0.1.0", "LGPL", "gst-amcast", "https://localhost/gst-amcast")

@@ -37,7 +37,9 @@ struct _GstAsmpSrc {
   GstElement *rtpbin, *rtp_src, *rtcp_src, *rtcp_sink;
   GObject *session;
 
-  GMutex lock;                  /* everything below */
+  GMutex lock;
+  GMutex *lockp;                /* everything below: &lock, or a group's (asspsrc) */
+  const amcc_protocol *group_protocol;  /* in a group: the receiver is the group's (cc lent) */
   GstAmNetConfig net;
   gchar *rtcp_address;
   gint protocol;                /* GST_TYPE_AM_PROTOCOL: index into lib/cc's registry */
@@ -71,13 +73,13 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
   GstAsmpSrc *self = data;
   gboolean mine;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   mine = self->early_id == id;
   if (mine) {
     gst_am_timer_stop (&self->early_id);
     self->last_early = gst_am_now ();
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
   if (mine)
     gst_am_request_early_rtcp (self->session, GST_OBJECT (self), "our report");
   return TRUE;
@@ -103,7 +105,7 @@ process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now)
 
   if (!gst_am_rtp_read (buf, &info))
     return;                     /* not RTP: rtpbin drops it */
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   if (info.has_extseq) {
     extseq = info.extseq;
   } else {
@@ -121,7 +123,7 @@ process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now)
     gst_am_cc_receiver_on_rtp (self->cc, now, &info);
     arm_early_locked (self, now);
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
 }
 
 static GstPadProbeReturn
@@ -153,21 +155,21 @@ rtcp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
   if (self->session)
     g_object_get (self->session, "num-active-sources", &members, NULL);
-  own = gst_am_own_ssrc (&self->lock, &self->own_ssrc, self->rtpbin);
-  g_mutex_lock (&self->lock);
+  own = gst_am_own_ssrc (self->lockp, &self->own_ssrc, self->rtpbin);
+  g_mutex_lock (self->lockp);
   /* our own RTCP looped back (shared socket, loop=true): not a collision, drop it */
   if (first && first == own) {
-    g_mutex_unlock (&self->lock);
+    g_mutex_unlock (self->lockp);
     return GST_PAD_PROBE_DROP;
   }
   if (self->cc) {
     if (!gst_am_cc_receiver_on_rtcp (self->cc, now, buf, self->own_ssrc, members)) {
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (self->lockp);
       return GST_PAD_PROBE_DROP;        /* spoofed: rtpbin must not see its BYE or SR either */
     }
     arm_early_locked (self, now);
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
   return GST_PAD_PROBE_OK;
 }
 
@@ -180,7 +182,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
   gboolean appended = FALSE;
   GstStructure *stats = NULL;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   self->own_ssrc = gst_am_rtcp_first_ssrc (buf);
   if (self->cc) {
     appended = gst_am_cc_receiver_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
@@ -192,7 +194,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
       self->stats = gst_structure_copy (stats);
     }
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
   if (stats)
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), stats));
@@ -220,7 +222,7 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
 {
   GstAsmpSrc *self = GST_ASMP_SRC (object);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   switch (prop_id) {
     case PROP_RTCP_ADDRESS:
       g_free (self->rtcp_address);
@@ -249,7 +251,7 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
   /* outside our lock: rtpsession takes its own (lock order: session, then ours) */
   if (prop_id == PROP_RTCP_INTERVAL)
     gst_am_set_rtcp_interval (self->rtpbin, g_value_get_uint (value));
@@ -263,7 +265,7 @@ gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstAsmpSrc *self = GST_ASMP_SRC (object);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (self->lockp);
   switch (prop_id) {
     case PROP_RTCP_ADDRESS: g_value_set_string (value, self->rtcp_address); break;
     case PROP_PROTOCOL: g_value_set_enum (value, self->protocol); break;
@@ -282,7 +284,29 @@ gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (self->lockp);
+}
+
+/* ---- one stream of a group (asspsrc) ---- */
+void
+gst_asmp_src_join_group (GstAsmpSrc * self, GMutex * lock, const amcc_protocol * proto)
+{
+  self->lockp = lock;
+  self->group_protocol = proto;
+}
+
+void
+gst_asmp_src_lend_controller (GstAsmpSrc * self, GstAmCcReceiver * cc)
+{
+  self->cc = cc;
+  if (!cc)
+    gst_am_timer_stop (&self->early_id);
+}
+
+guint32
+gst_asmp_src_own_ssrc (GstAsmpSrc * self)
+{
+  return self->own_ssrc;
 }
 
 /* ---- state ---- */
@@ -300,15 +324,17 @@ start_locked (GstAsmpSrc * self)
   g_object_set (self->rtp_src, "caps", self->caps, NULL);
   gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
   gst_am_net_setup_udpsink (self->rtcp_sink, &self->net, rtcp_to, self->net.port + 1);
+  cfg.protocol = self->group_protocol ? self->group_protocol
+      : gst_am_protocol_get (self->protocol);
   g_object_set (self->rtpbin, "latency", self->latency_ms, "rtp-profile",
-      gst_am_protocol_rtp_profile (gst_am_protocol_get (self->protocol)), NULL);
+      gst_am_protocol_rtp_profile (cfg.protocol), NULL);
   gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
 
-  cfg.protocol = gst_am_protocol_get (self->protocol);
   cfg.rtcp_interval_ms = self->rtcp_interval_ms;
   cfg.clock_rate = clock_rate > 0 ? clock_rate : 90000;
-  self->cc = gst_am_cc_receiver_new (&cfg, gst_am_now (), gst_am_internal_ssrc (self->rtpbin));
-  if (!self->cc) {
+  if (!self->group_protocol)    /* in a group the group lends its receiver to one stream */
+    self->cc = gst_am_cc_receiver_new (&cfg, gst_am_now (), gst_am_internal_ssrc (self->rtpbin));
+  if (!self->cc && !self->group_protocol) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT, (NULL), ("lib/cc rejected the parameters"));
     return FALSE;
   }
@@ -327,7 +353,10 @@ static void
 stop_locked (GstAsmpSrc * self)
 {
   gst_am_timer_stop (&self->early_id);
-  g_clear_pointer (&self->cc, gst_am_cc_receiver_free);
+  if (self->group_protocol)
+    self->cc = NULL;            /* the group's */
+  else
+    g_clear_pointer (&self->cc, gst_am_cc_receiver_free);
   g_clear_pointer (&self->rd, gst_am_trace_close);
   g_clear_pointer (&self->stats_csv, gst_am_trace_close);
   g_hash_table_remove_all (self->seqext);
@@ -342,32 +371,32 @@ gst_asmp_src_change_state (GstElement * element, GstStateChange transition)
 
   switch (transition) {
     case GST_STATE_CHANGE_NULL_TO_READY:
-      g_mutex_lock (&self->lock);
+      g_mutex_lock (self->lockp);
       if (!start_locked (self)) {
         stop_locked (self);
-        g_mutex_unlock (&self->lock);
+        g_mutex_unlock (self->lockp);
         return GST_STATE_CHANGE_FAILURE;
       }
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (self->lockp);
       if (gst_element_set_state (self->rtcp_src, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE)
         return GST_STATE_CHANGE_FAILURE;
       gst_am_net_share_socket (self->rtcp_src, self->rtcp_sink);
       break;
     case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
-      g_mutex_lock (&self->lock);
+      g_mutex_lock (self->lockp);
       gst_am_timer_stop (&self->early_id);
       gst_am_trace_flush (self->rd);
       gst_am_trace_flush (self->stats_csv);
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (self->lockp);
       break;
     default:
       break;
   }
   ret = GST_ELEMENT_CLASS (gst_asmp_src_parent_class)->change_state (element, transition);
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
-    g_mutex_lock (&self->lock);
+    g_mutex_lock (self->lockp);
     stop_locked (self);
-    g_mutex_unlock (&self->lock);
+    g_mutex_unlock (self->lockp);
   }
   return ret;
 }
@@ -379,6 +408,7 @@ gst_asmp_src_init (GstAsmpSrc * self)
   GstPad *pad;
 
   g_mutex_init (&self->lock);
+  self->lockp = &self->lock;
   gst_am_net_config_init (&self->net);
   self->protocol = GST_AM_PROTOCOL_DEFAULT;
   self->caps = gst_caps_from_string (DEFAULT_CAPS);

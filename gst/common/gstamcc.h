@@ -94,6 +94,8 @@ gboolean gst_am_cc_receiver_on_sending_rtcp (GstAmCcReceiver * r, gint64 now,
 gint64 gst_am_cc_receiver_report_due (GstAmCcReceiver * r, gint64 now);
 GstStructure *gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now);
 const GstAmCcCounters *gst_am_cc_receiver_counters (GstAmCcReceiver * r);
+/* lib/cc's controller (a simulcast receiver asks it which stream it wants). */
+amcc_receiver *gst_am_cc_receiver_controller (GstAmCcReceiver * r);
 
 
 /* ---- internal: a bounds-checked walk over a compound RTCP buffer (shared by both sides) ---- */

@@ -144,10 +144,12 @@ gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now)
   gdouble recv_bps = dt > 0 ? (r->bytes - r->bytes_at_stats) * 8.0 / dt : 0;
   amcc_receiver_stats cs;
 
+  GstStructure *st;
+
   amcc_receiver_get_stats (r->cc, now, &cs);
   r->stats_time = now;
   r->bytes_at_stats = r->bytes;
-  return gst_structure_new ("asmpsrc-stats",
+  st = gst_structure_new ("asmpsrc-stats",
       "protocol", G_TYPE_STRING, amcc_receiver_protocol (r->cc)->name,
       "time", G_TYPE_DOUBLE, gst_am_wall (now) / 1e9,
       "ssrc", G_TYPE_UINT, r->own_ssrc,
@@ -174,4 +176,16 @@ gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now)
       "rtcp-ssrc-full", G_TYPE_UINT64, r->c.rtcp_ssrc_full,
       "app-received", G_TYPE_UINT64, r->c.app_in,
       "app-malformed", G_TYPE_UINT64, r->c.app_malformed, NULL);
+  if (amcc_receiver_protocol (r->cc)->max_streams > 1)      /* simulcast: where it is, wants */
+    gst_structure_set (st, "stream", G_TYPE_UINT, cs.stream, "wanted-stream", G_TYPE_UINT,
+        cs.wanted_stream, "stream-ups", G_TYPE_UINT64, (guint64) cs.stream_ups,
+        "stream-downs", G_TYPE_UINT64, (guint64) cs.stream_downs, "share-bps", G_TYPE_DOUBLE,
+        cs.share_bps, NULL);
+  return st;
+}
+
+amcc_receiver *
+gst_am_cc_receiver_controller (GstAmCcReceiver * r)
+{
+  return r->cc;
 }

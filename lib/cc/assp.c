@@ -17,6 +17,8 @@ amcc_assp_params_init (amcc_assp_params *p)
   p->delta_t = 5 * AMCC_NS_PER_S;
   p->up_hold = 3;
   p->up_hold_max = 12;
+  p->settle = 1;
+  p->lossy_down = 0.5;
 }
 
 static int
@@ -30,7 +32,8 @@ amcc_assp_params_validate (const amcc_assp_params *p)
 {
   if (!p || !in01 (p->beta) || !in01 (p->kappa) || !in01 (p->a) || !(p->lambda >= 1)
       || !isfinite (p->lambda) || p->delta_t <= 0 || p->up_hold > p->up_hold_max
-      || p->up_hold_max > 0x4000)
+      || p->up_hold_max > 0x4000 || p->settle > 16 || !(p->lossy_down >= 0)
+      || p->lossy_down > 1)
     return AMCC_ERR_PARAM;
   return AMCC_OK;
 }
@@ -121,10 +124,12 @@ amcc_assp_rule_init (amcc_assp_rule *r, const amcc_assp_params *p)
 }
 
 void
-amcc_assp_rule_on_estimate (amcc_assp_rule *r, double rx_inst_bps)
+amcc_assp_rule_on_estimate (amcc_assp_rule *r, double rx_inst_bps, int lossy)
 {
   if (!(rx_inst_bps >= 0) || !isfinite (rx_inst_bps))
     return;
+  r->reports++;
+  r->lossy += lossy != 0;
   /* no decision depends on a share above lambda x the highest upper limit: an estimate grown
    * far past it on a lossless path would only slow the average's fall when the path degrades */
   if (r->ceiling > 0 && rx_inst_bps > r->ceiling)
@@ -155,11 +160,20 @@ amcc_assp_rule_on_table (amcc_assp_rule *r, const amcc_assp_table *t)
     r->up_recent = 0;           /* the last move up held: the next one need not wait */
     r->hold = 0;
   }
+  uint32_t reports = r->reports, lossy = r->lossy;
+  r->reports = r->lossy = 0;
   if (!r->have_avg || r->wanted != r->stream)
     return r->wanted;           /* nothing measured yet, or a switch still under way */
   int d = amcc_assp_decide (&r->p, r->avg_rx, t, r->stream);
+  if (d == 0 && r->p.lossy_down > 0 && r->stream > 0 && r->stream < t->count && reports
+      && r->avg_rx < t->s[r->stream].low_bps && lossy >= r->p.lossy_down * reports)
+    d = -1;                     /* below the stream's floor and losing all along */
   if (d > 0 && r->hold && rounds_since (r->hold_until, t->round) < 0)
     d = 0;
+  if (r->down_recent && rounds_since (r->down_round, t->round) > (int) r->p.settle)
+    r->down_recent = 0;
+  if (d < 0 && r->down_recent)
+    d = 0;                      /* the last move down is still settling */
   if (d > 0) {
     r->wanted = r->stream + 1;
     r->up_round = t->round;
@@ -167,6 +181,8 @@ amcc_assp_rule_on_table (amcc_assp_rule *r, const amcc_assp_table *t)
     r->ups++;
   } else if (d < 0) {
     r->wanted = r->stream - 1;
+    r->down_round = t->round;
+    r->down_recent = r->p.settle > 0;
     if (r->up_recent) {         /* the move up failed: wait before the next, longer each time */
       r->hold = r->hold ? r->hold * 2 : r->p.up_hold;
       if (r->hold > r->p.up_hold_max)

@@ -97,17 +97,24 @@ typedef struct {
   double share;                 /* the last share given to eq. 6, bit/s */
   int64_t lost;                 /* packets lost on the current stream at the last report */
   double high;                  /* the current stream's upper limit (last table), 0 = unknown */
+  double avg_tx;                /* the current stream's eq. 3 average (last table), 0 = unknown */
   double peer_min;              /* lowest rate a peer on our stream reported lately */
   amcc_time peer_at;            /* ... when, AMCC_TIME_NONE = none */
+  amcc_time share_at;           /* when share was set, AMCC_TIME_NONE = never */
 } assp_rx;
 
 /* The share eq. 6 smooths. eq. 4 moves up only on a share above lambda x the next stream's lower
  * limit, i.e. above what the current stream delivers, while ASMP's estimate stays near what
- * arrives (a single-rate sender follows it). When something other than us holds the stream back
- * (its upper limit, or a peer reporting a lower rate) and our report is clean (no packet lost,
- * no congestion indication, no standing queue), the share grows as eq. 13 would, one nominal
- * packet per RTT per report, from where it was. Otherwise, and at any sign of congestion, it is
- * ASMP's estimate: a receiver that holds its stream itself measures its path directly. */
+ * arrives (a single-rate sender follows it). So while our report is clean (no packet lost, no
+ * standing queue; eq. 18's indicator flips with an encoder's bursts on an idle path, so it is
+ * not asked) the share may run ahead of ASMP's estimate:
+ *   - when something other than our path holds the stream back (its upper limit, a peer
+ *     reporting a lower rate, an encoder sending less than its target), as eq. 13 would: one
+ *     nominal packet per RTT per report, from where it was;
+ *   - during ASMP's start-up (no queue or loss seen on the path yet; receivers with fast paths
+ *     share the stream and hold it together) as fast as that start-up: x startup_gain per s.
+ * Otherwise, and at any sign of congestion, it is ASMP's estimate: a receiver that holds its
+ * stream itself measures its path directly. */
 #define PROBE_PKT_BYTES 1448.0          /* TCP's segment, as ASMP's nominal_pkt_bytes */
 #define PROBE_QUEUE_S 0.02              /* ASMP's queue_target_s: a queue that stands */
 #define HELD_FRAC 0.9                   /* "at the limit" / "a peer lower" by this margin */
@@ -119,7 +126,9 @@ held_elsewhere (const assp_rx *a, amcc_time now, double rate_bps)
   double recv_bps = a->asmp.rx.recv_Bps * 8.0;
 
   if (a->high > 0 && recv_bps >= HELD_FRAC * a->high)
-    return 1;
+    return 1;                   /* at the stream's upper limit */
+  if (a->avg_tx > 0 && recv_bps < HELD_FRAC * a->avg_tx)
+    return 1;                   /* the encoder does not use its target */
   return a->peer_at != AMCC_TIME_NONE
       && now - a->peer_at <= PEER_MEMORY * a->asmp.base.cfg.rtcp_interval
       && a->peer_min < HELD_FRAC * rate_bps;
@@ -128,14 +137,17 @@ held_elsewhere (const assp_rx *a, amcc_time now, double rate_bps)
 static double
 share_estimate (assp_rx *a, amcc_time now, const amcc_asmp_report *rep, int lossy)
 {
-  int clean = !lossy && rep->ci != AMCC_CI_CONGESTED && rep->queue_s < PROBE_QUEUE_S;
-  double rtt = rep->rtt_s > 0 ? rep->rtt_s : 0.1;
+  int clean = !lossy && rep->queue_s < PROBE_QUEUE_S && a->share > 0;
+  double rtt = rep->rtt_s > 0 ? rep->rtt_s : 0.1, r = rep->rate_bps;
+  double secs = a->share_at != AMCC_TIME_NONE ? amcc_time_to_s (now - a->share_at) : 0;
 
-  if (clean && a->share > 0 && held_elsewhere (a, now, rep->rate_bps))
-    a->share = fmax (rep->rate_bps, a->share + 8.0 * PROBE_PKT_BYTES / rtt);   /* eq. 13 */
-  else
-    a->share = rep->rate_bps;
-  return a->share;
+  if (clean && held_elsewhere (a, now, rep->rate_bps))
+    r = fmax (r, a->share + 8.0 * PROBE_PKT_BYTES / rtt);                       /* eq. 13 */
+  else if (clean && rep->mode == AMCC_ASMP_STARTUP)
+    r = fmax (r, a->share * (1.0 + (a->asmp.p.startup_gain - 1.0) * fmin (1.0, secs)));
+  a->share = r;
+  a->share_at = now;
+  return r;
 }
 
 static amcc_receiver *
@@ -151,7 +163,7 @@ rx_create (const amcc_ctl_config *cfg, amcc_time now)
   amcc_asmp_rx_init (&a->asmp, cfg, &p);
   amcc_assp_params_init (&ap);
   amcc_assp_rule_init (&a->rule, &ap);
-  a->peer_at = AMCC_TIME_NONE;
+  a->peer_at = a->share_at = AMCC_TIME_NONE;
   return &a->asmp.base;
 }
 
@@ -163,9 +175,9 @@ rx_reset (amcc_receiver *r, amcc_time now)
 
   amcc_asmp_rx_restart (&a->asmp);
   amcc_assp_rule_init (&a->rule, &a->rule.p);
-  a->share = a->high = 0;
+  a->share = a->high = a->avg_tx = 0;
   a->lost = 0;
-  a->peer_at = AMCC_TIME_NONE;
+  a->peer_at = a->share_at = AMCC_TIME_NONE;
 }
 
 static amcc_app_result
@@ -196,8 +208,10 @@ rx_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc, const char name[4],
       && amcc_asmp_rx_on_app (r, now, ssrc, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_ECHO,
           data + used, len - used) == AMCC_APP_MALFORMED)
     return AMCC_APP_MALFORMED;
-  if (a->rule.stream < t.count)
+  if (a->rule.stream < t.count) {
     a->high = t.s[a->rule.stream].high_bps;
+    a->avg_tx = t.s[a->rule.stream].avg_bps;
+  }
   amcc_assp_rule_on_table (&a->rule, &t);
   return AMCC_APP_TAKEN;
 }
@@ -210,7 +224,8 @@ rx_next_app (amcc_receiver *r, amcc_time now, uint8_t *buf, size_t cap, amcc_app
 
   if (ret >= 0 && a->asmp.have_last) {
     int64_t lost = amcc_seq_lost (&a->asmp.rx.seq);
-    amcc_assp_rule_on_estimate (&a->rule, share_estimate (a, now, &a->asmp.last, lost > a->lost));
+    int lossy = lost > a->lost;
+    amcc_assp_rule_on_estimate (&a->rule, share_estimate (a, now, &a->asmp.last, lossy), lossy);
     a->lost = lost;
   }
   return ret;
@@ -242,8 +257,11 @@ rx_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream)
   assp_rx *a = (assp_rx *) r;
 
   amcc_asmp_rx_restart (&a->asmp);
+  /* start-up is for the session's start: the path is known by now (and the start-up's
+   * "no queue, no loss yet" would let the share probe on a stream the path cannot carry) */
+  a->asmp.rx.mode = AMCC_ASMP_DELAY;
   a->lost = 0;
-  a->high = 0;
+  a->high = a->avg_tx = 0;
   a->peer_at = AMCC_TIME_NONE;        /* peers of the old stream */
   amcc_assp_rule_set_stream (&a->rule, stream);
 }

@@ -27,6 +27,9 @@ test_params (void)
   AMT_CHECK (amcc_assp_params_validate (&q) == AMCC_ERR_PARAM);
   q = p; q.up_hold = 20;
   AMT_CHECK (amcc_assp_params_validate (&q) == AMCC_ERR_PARAM);
+  q = p; q.settle = 17;
+  AMT_CHECK (amcc_assp_params_validate (&q) == AMCC_ERR_PARAM);
+  AMT_CHECK (p.settle == 1);
   AMT_CHECK (amcc_assp_params_validate (NULL) == AMCC_ERR_PARAM);
 }
 
@@ -121,11 +124,11 @@ test_rule (void)
   amcc_assp_rule_init (&r, &p);
   table_round (&t, 1, 1);
   AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 0);      /* no estimate yet */
-  amcc_assp_rule_on_estimate (&r, 1e6);
+  amcc_assp_rule_on_estimate (&r, 1e6, 0);
   AMT_NEAR (r.avg_rx, 1e6, 1e-9);                         /* the first estimate as is */
-  amcc_assp_rule_on_estimate (&r, 1.1e6);
+  amcc_assp_rule_on_estimate (&r, 1.1e6, 0);
   AMT_NEAR (r.avg_rx, 1.03e6, 1e-6);                      /* eq. 6 */
-  amcc_assp_rule_on_estimate (&r, 2e6);   /* counts as lambda x the top limit, 1.2 Mbit/s */
+  amcc_assp_rule_on_estimate (&r, 2e6, 0);   /* counts as lambda x the top limit, 1.2 Mbit/s */
   AMT_NEAR (r.avg_rx, 0.7 * 1.03e6 + 0.3 * 1.2e6, 1e-6);
   AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 0);      /* round 1 was used */
   table_round (&t, 2, 0);
@@ -170,10 +173,22 @@ test_rule (void)
   r.avg_rx = 1e6;
   table_round (&t, 0, 1);
   AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 1);
-  /* up_hold = 0: the paper's rule, no waiting */
+  /* settle: after a move down, no second one at the next round */
+  amcc_assp_rule_init (&r, &p);
+  amcc_assp_rule_set_stream (&r, 2);
+  amcc_assp_rule_on_estimate (&r, 100e3, 0);
+  table_round (&t, 20, 1);
+  AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 1);
+  amcc_assp_rule_set_stream (&r, 1);
+  table_round (&t, 21, 1);
+  AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 1);      /* settling */
+  table_round (&t, 22, 1);
+  AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 0 && r.downs == 2);
+  /* up_hold = 0, settle = 0: the paper's rule, no waiting */
+  p.settle = 0;
   p.up_hold = 0;
   amcc_assp_rule_init (&r, &p);
-  amcc_assp_rule_on_estimate (&r, 1e6);
+  amcc_assp_rule_on_estimate (&r, 1e6, 0);
   for (uint16_t k = 1; k < 9; k++) {
     table_round (&t, k, 1);
     AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == (k % 2 ? 1 : 0));

@@ -403,7 +403,9 @@ test_down_and_up (void)
   printf ("  400 kbit/s -> 2 Mbit/s at %.0f s: on stream 2 after %.1f s\n",
       amcc_time_to_s (t1), up);
   AMT_CHECK (n->on == 2 && up > 0 && up <= 65);             /* up_hold_max rounds + 1 */
-  AMT_CHECK (S.n[0].on == 1 && S.n[0].nlog == 1);           /* the other receiver stayed */
+  print_log ("R1", &S.n[0]);
+  /* the other receiver (300 kbit/s) may try stream 2 once while both start, then stays */
+  AMT_CHECK (S.n[0].on == 1 && switches_since (&S.n[0], 20 * SEC) == 0);
   sim_free (&S);
 }
 

@@ -32,11 +32,21 @@ typedef struct amcc_assp_params {
    * the higher stream loses. Longer holds mean fewer failed tries but a slower return after a
    * path recovers (at most up_hold_max rounds + one). (3 rounds, at most 12) */
   uint32_t up_hold, up_hold_max;
+  /* Deviation (settle, 0 = the paper): after a move down, no further move down for this many
+   * rounds. The round after a move down still measures the queue and the losses the higher
+   * stream left (and the overlap of both while switching), so its share reads far below what
+   * the lower stream gets. (1 round) */
+  uint32_t settle;
+  /* Deviation (lossy_down, 0 = the paper): also move down when the share is below the current
+   * stream's lower limit and at least this fraction of the round's reports lost packets. kappa
+   * < 1 keeps a receiver on a stream held at its lower limit while its share is above kappa x
+   * that limit: overloaded by up to 25 %, losing packets all along. (0.5) */
+  double lossy_down;
 } amcc_assp_params;
 
 void amcc_assp_params_init (amcc_assp_params *p);
 /* AMCC_ERR_PARAM unless beta, kappa in (0, 1], lambda >= 1, a in (0, 1], delta_t > 0,
- * up_hold <= up_hold_max. */
+ * up_hold <= up_hold_max, settle <= 16, lossy_down in [0, 1]. */
 int amcc_assp_params_validate (const amcc_assp_params *p);
 
 /* ---- eq. 3: time-weighted average of a stream's rate over windows [k dt, (k+1) dt) ---- */
@@ -90,12 +100,16 @@ typedef struct amcc_assp_rule {
   int up_recent;              /* that move up is within up_hold rounds */
   uint32_t hold;              /* rounds to wait before the next move up (0: none) */
   uint16_t hold_until;
+  uint32_t reports, lossy;    /* estimates since the last round, and how many lost packets */
+  int down_recent;            /* a move down within `settle` rounds */
+  uint16_t down_round;
   uint64_t ups, downs;
 } amcc_assp_rule;
 
 void amcc_assp_rule_init (amcc_assp_rule *r, const amcc_assp_params *p);
-/* A new estimate of the receiver's TCP-friendly share (its ASMP report), bit/s: eq. 6. */
-void amcc_assp_rule_on_estimate (amcc_assp_rule *r, double rx_inst_bps);
+/* A new estimate of the receiver's TCP-friendly share (its ASMP report), bit/s: eq. 6; lossy:
+ * packets were lost in the report's interval. */
+void amcc_assp_rule_on_estimate (amcc_assp_rule *r, double rx_inst_bps, int lossy);
 /* A stream table arrived: decides on a new J round. Returns the stream wanted now. */
 uint32_t amcc_assp_rule_on_table (amcc_assp_rule *r, const amcc_assp_table *t);
 /* The caller now receives `stream` (the switch is done, or it was forced). */
