@@ -80,29 +80,6 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 /* ---------------------------------------------------------------- key frames */
 
 static gboolean
-nal_is_key (guint8 type)
-{
-  return type == 7 || type == 5;        /* SPS (precedes an IDR in-band) or an IDR slice */
-}
-
-gboolean
-gst_assp_h264_key_start (const guint8 * p, gsize len)
-{
-  guint8 type;
-
-  if (len < 1)
-    return FALSE;
-  type = p[0] & 0x1f;
-  if (type >= 1 && type <= 23)
-    return nal_is_key (type);
-  if (type == 24)               /* STAP-A: 16-bit size, then the first NAL's header */
-    return len >= 4 && nal_is_key (p[3] & 0x1f);
-  if (type == 28)               /* FU-A: the start fragment of a key NAL */
-    return len >= 2 && (p[1] & 0x80) && nal_is_key (p[1] & 0x1f);
-  return FALSE;
-}
-
-static gboolean
 key_start (GstAsspSrc * self, GstBuffer * buf)
 {
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
@@ -112,7 +89,7 @@ key_start (GstAsspSrc * self, GstBuffer * buf)
     return TRUE;                /* other codecs: switch at once (the decoder resyncs) */
   if (!gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp))
     return FALSE;
-  key = gst_assp_h264_key_start (gst_rtp_buffer_get_payload (&rtp),
+  key = gst_am_h264_key_start (gst_rtp_buffer_get_payload (&rtp),
       gst_rtp_buffer_get_payload_len (&rtp));
   gst_rtp_buffer_unmap (&rtp);
   return key;

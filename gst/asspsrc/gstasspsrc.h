@@ -8,8 +8,5 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstAsspSrc, gst_assp_src, GST, ASSP_SRC, GstBin)
 GST_ELEMENT_REGISTER_DECLARE (asspsrc);
 
-/* H.264 RTP payload (RFC 6184): does this packet start a key frame (SPS, or an IDR slice
- * when no SPS precedes it)? Single NAL units, STAP-A and FU-A starts. Exposed for tests. */
-gboolean gst_assp_h264_key_start (const guint8 * payload, gsize len);
 G_END_DECLS
 #endif

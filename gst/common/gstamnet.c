@@ -387,3 +387,26 @@ gst_am_net_config_get_property (const GstAmNetConfig * net, GParamSpec * pspec, 
     return FALSE;
   return TRUE;
 }
+
+static gboolean
+h264_nal_is_key (guint8 type)
+{
+  return type == 7 || type == 5;        /* SPS (precedes an IDR in-band) or an IDR slice */
+}
+
+gboolean
+gst_am_h264_key_start (const guint8 * p, gsize len)
+{
+  guint8 type;
+
+  if (len < 1)
+    return FALSE;
+  type = p[0] & 0x1f;
+  if (type >= 1 && type <= 23)
+    return h264_nal_is_key (type);
+  if (type == 24)               /* STAP-A: 16-bit size, then the first NAL's header */
+    return len >= 4 && h264_nal_is_key (p[3] & 0x1f);
+  if (type == 28)               /* FU-A: the start fragment of a key NAL */
+    return len >= 2 && (p[1] & 0x80) && h264_nal_is_key (p[1] & 0x1f);
+  return FALSE;
+}

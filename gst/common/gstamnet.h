@@ -129,5 +129,9 @@ void gst_am_eos_guard_arm (GstAmEosGuard * g, gint64 delay_ns);
 void gst_am_eos_guard_reset (GstAmEosGuard * g);
 void gst_am_eos_guard_clear (GstAmEosGuard * g);
 
+/* H.264 RTP payload (RFC 6184): does this packet start a key frame (an SPS, or an IDR slice)?
+ * Single NAL units, STAP-A (its first NAL) and FU-A start fragments; never reads past len. */
+gboolean gst_am_h264_key_start (const guint8 * payload, gsize len);
+
 G_END_DECLS
 #endif

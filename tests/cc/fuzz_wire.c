@@ -5,8 +5,8 @@
  *   ninja -C B tests/cc/fuzz_wire
  *   UBSAN_OPTIONS=halt_on_error=1 B/tests/cc/fuzz_wire -max_total_time=300 CORPUS_DIR
  * The first input byte picks a target:
- *   0: every decoder on the rest (APP framing, compound walk, ASMP report/echo, TFMCC sender
- *      fields/report, raw and as APP packets); whatever decodes must re-encode and decode to the
+ *   0: every decoder on the rest (APP framing, compound walk, ASMP report/echo, ASSP table,
+ *      TFMCC sender fields/report, raw and as APP packets); whatever decodes must re-encode and decode to the
  *      same value;
  *   1: an ASMP receiver and sender driven by records (RTP packets with arbitrary timestamps and
  *      send times, reports, echoes) with a monotone clock;
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "amcc/asmp.h"
+#include "amcc/assp.h"
 #include "amcc/controller.h"
 #include "amcc/rtt.h"
 #include "amcc/rtcp_app.h"
@@ -65,6 +66,14 @@ decoders (const uint8_t *d, size_t n)
     REQUIRE (amcc_asmp_report_encode (&r, buf, sizeof buf, &w) == AMCC_OK && w == n);
     REQUIRE (memcmp (buf, d, n) == 0);
     REQUIRE (amcc_asmp_report_decode (buf, w, &r2) == AMCC_OK);
+  }
+  amcc_assp_table t, t2;
+  size_t used = 0;
+  if (amcc_assp_table_decode (d, n, &t, &used) == AMCC_OK) {
+    REQUIRE (used <= n && used == AMCC_ASSP_TABLE_LEN (t.count) && t.stream < t.count);
+    REQUIRE (amcc_assp_table_encode (&t, buf, sizeof buf, &w) == AMCC_OK && w == used);
+    REQUIRE (memcmp (buf, d, used) == 0);
+    REQUIRE (amcc_assp_table_decode (buf, w, &t2, &used) == AMCC_OK && t2.count == t.count);
   }
   amcc_asmp_echo_entry e[64];
   size_t ne = 64;
@@ -236,8 +245,8 @@ controller (src *s)
   c.seed = take (s, 8);
   amcc_receiver *rx = amcc_receiver_new (p, &c, 0);
   REQUIRE (tx && rx);
-  static const char names[4][4] = { { 'A', 'S', 'M', 'P' }, { 'T', 'F', 'M', 'R' },
-    { 'T', 'F', 'M', 'S' }, { 'X', 'Y', 'Z', 'W' } };
+  static const char names[5][4] = { { 'A', 'S', 'M', 'P' }, { 'T', 'F', 'M', 'R' },
+    { 'T', 'F', 'M', 'S' }, { 'X', 'Y', 'Z', 'W' }, { 'A', 'S', 'S', 'P' } };
   double lo = 64e3, hi = 20e6;
   uint8_t buf[1500];
   amcc_app app;
@@ -278,7 +287,7 @@ controller (src *s)
         size_t len = (size_t) take (s, 1) % 64;
         for (size_t i = 0; i < len; i++)
           buf[i] = (uint8_t) take (s, 1);
-        const char *name = names[take (s, 1) % 4];
+        const char *name = names[take (s, 1) % 5];
         (void) amcc_sender_on_app (tx, now, (uint32_t) take (s, 1), name, op >> 3, buf, len);
         (void) amcc_receiver_on_app (rx, now, (uint32_t) take (s, 1), name, op >> 3, buf, len);
         break;
@@ -288,6 +297,9 @@ controller (src *s)
           lo = (double) take (s, 4);
           hi = (double) take (s, 4);
           amcc_sender_set_limits (tx, lo, hi);
+        } else if (op & 16) {                     /* the caller switched streams */
+          (void) amcc_receiver_set_stream (rx, now, (uint32_t) take (s, 1) % 10);
+          REQUIRE (amcc_receiver_wanted_stream (rx) < AMCC_MAX_STREAMS);
         } else {
           amcc_sender_on_bye (tx, now, (uint32_t) take (s, 1));
         }
