@@ -257,9 +257,6 @@ rx_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream)
   assp_rx *a = (assp_rx *) r;
 
   amcc_asmp_rx_restart (&a->asmp);
-  /* start-up is for the session's start: the path is known by now (and the start-up's
-   * "no queue, no loss yet" would let the share probe on a stream the path cannot carry) */
-  a->asmp.rx.mode = AMCC_ASMP_DELAY;
   a->lost = 0;
   a->high = a->avg_tx = 0;
   a->peer_at = AMCC_TIME_NONE;        /* peers of the old stream */

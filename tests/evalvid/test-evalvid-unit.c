@@ -132,11 +132,26 @@ static void test_schedule_playout(void)
   AMT_CHECK(s.frames_late == 3);
   AMT_CHECK(s.frames_never_shown == 2);
   AMT_CHECK(s.frames_frozen == 3);
+  /* one freeze: slots 2-4, 3 slots x 40 ms */
+  AMT_CHECK(s.freezes == 1);
+  AMT_NEAR(s.freeze_max, 0.120, 1e-9);
+  AMT_NEAR(s.freeze_p95, 0.120, 1e-9);
+  AMT_NEAR(s.freeze_total, 0.120, 1e-9);
   /* frame 5 did not decode: the newest usable frame at slot 5 is the late frame 3 */
   f[5].decoded = false;
   ev_playout_schedule(f, 7, 0.150);
   AMT_CHECK(f[5].shown == 3);
   AMT_CHECK(f[6].shown == 6);
+  /* now slots 2-5 repeat (1, 2, 2, 3): one freeze of 4 slots */
+  ev_net_summarize(f, 7, NULL, 0, NULL, &s);
+  AMT_CHECK(s.freezes == 1);
+  AMT_NEAR(s.freeze_max, 0.160, 1e-9);
+  /* two freezes (slot 0 black, slots 2-5), the p95 of 2 runs by nearest rank is the longer */
+  f[0].shown = -1;
+  ev_net_summarize(f, 7, NULL, 0, NULL, &s);
+  AMT_CHECK(s.freezes == 2);
+  AMT_NEAR(s.freeze_p95, 0.160, 1e-9);
+  AMT_NEAR(s.freeze_total, 0.200, 1e-9);
   free(f);
 }
 

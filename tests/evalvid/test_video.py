@@ -170,6 +170,12 @@ def main(build):
         near(float(rows['loss']['frame_loss_pct']), 100 / N, 1e-3, 'report: frame loss of "loss"')
         near(float(rows['loss']['psnr_mean_db_y']), sum(p_loss) / N, 1e-3, 'report: mean PSNR of "loss"')
         check(float(rows['late']['frames_late']) == 3, 'report: late frames with --playout-delay')
+        check(float(rows['clean']['freezes']) == 0 and float(rows['clean']['freeze_max_s']) == 0,
+              'report: no freeze on the clean receiver')
+        lf = rows['loss']
+        check(float(lf['freezes']) >= 1 and 0 < float(lf['freeze_p95_s']) <= float(lf['freeze_max_s'])
+              <= float(lf['frozen_s']), f'report: the lost frame froze the picture ({lf["freezes"]} '
+              f'freezes, max {lf["freeze_max_s"]} s, total {lf["frozen_s"]} s)')
         sdl = [l.split() for l in open(f'{run}/sender/sd.txt')]
         span = float(sdl[-1][0]) - float(sdl[0][0])
         near(float(rows['clean']['throughput_bps']), 8 * sum(int(l[4]) for l in sdl) / span, 1.0,

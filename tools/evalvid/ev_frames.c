@@ -113,6 +113,47 @@ const char *ev_status_name(ev_frame_status s)
   return names[s];
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Freeze episodes: runs of slots not showing their own frame; p95 by nearest rank. */
+static void ev_freezes(const ev_frame *f, size_t n, ev_net_summary *s)
+{
+  size_t *runs = malloc((n ? n : 1) * sizeof *runs), nr = 0, run = 0, total = 0;
+  size_t first = n, last = 0, sent = 0;
+  for (size_t k = 0; k < n; k++) {
+    if (!isnan(f[k].send)) {
+      if (first == n) first = k;
+      last = k;
+      sent++;
+    }
+    if (f[k].shown != (int32_t)k) {
+      run++;
+      total++;
+    } else if (run) {
+      if (runs) runs[nr++] = run;
+      run = 0;
+    }
+  }
+  if (run && runs) runs[nr++] = run;
+  double iv = sent >= 2 && last > first ? (f[last].send - f[first].send) / (double)(last - first)
+      : NAN;
+  s->freezes = nr;
+  s->freeze_max = s->freeze_p95 = nr ? NAN : 0;
+  s->freeze_total = (double)total * iv;
+  if (nr && runs) {
+    qsort(runs, nr, sizeof *runs, cmp_size);
+    size_t rank = (size_t)ceil(0.95 * (double)nr);
+    s->freeze_max = (double)runs[nr - 1] * iv;
+    s->freeze_p95 = (double)runs[rank ? rank - 1 : 0] * iv;
+  }
+  if (!total) s->freeze_total = 0;
+  free(runs);
+}
+
 void ev_net_summarize(const ev_frame *f, size_t n, const ev_sd_pkt *sd, size_t nsd,
                       const double *arrival, ev_net_summary *s)
 {
@@ -159,6 +200,7 @@ void ev_net_summarize(const ev_frame *f, size_t n, const ev_sd_pkt *sd, size_t n
     if (seen && (f[k].status == EV_FRAME_OK || f[k].status == EV_FRAME_LATE) && !seen[k])
       s->frames_never_shown++;
   free(seen);
+  ev_freezes(f, n, s);
   s->delay_mean = complete ? s->delay_mean / (double)complete : NAN;
   if (!complete) s->cumjitter_max = s->cumjitter_last = NAN;
   if (!complete) s->delay_min = s->delay_max = NAN;

@@ -53,6 +53,10 @@ typedef struct {
   uint64_t packets[EV_NTYPES], packets_lost[EV_NTYPES];
   uint64_t frames_late, frames_never_shown, frames_frozen; /* frozen: slot showing another frame */
   uint64_t frames_hdr_lost;                                /* complete, header packets lost */
+  /* freezes: maximal runs of slots that do not show their own frame (a repeated or black
+   * picture); lengths in seconds = slots x the mean frame interval (NaN when unknown) */
+  uint64_t freezes;
+  double freeze_max, freeze_p95, freeze_total;
   double delay_mean, delay_max, delay_min;                 /* over complete frames */
   double jitter_mean_abs, cumjitter_max, cumjitter_last;
   uint64_t bytes_sent, bytes_received;

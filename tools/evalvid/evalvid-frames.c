@@ -96,6 +96,10 @@ int main(int argc, char **argv)
   COL("frames_late", "%llu", (unsigned long long)s.frames_late);
   COL("frames_never_shown", "%llu", (unsigned long long)s.frames_never_shown);
   COL("slots_frozen", "%llu", (unsigned long long)s.frames_frozen);
+  COL("freezes", "%llu", (unsigned long long)s.freezes);
+  COL("freeze_max_s", "%.6f", s.freeze_max);
+  COL("freeze_p95_s", "%.6f", s.freeze_p95);
+  COL("frozen_s", "%.6f", s.freeze_total);
   COL("delay_mean_s", "%.6f", s.delay_mean);
   COL("delay_min_s", "%.6f", s.delay_min);
   COL("delay_max_s", "%.6f", s.delay_max);

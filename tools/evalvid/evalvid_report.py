@@ -10,7 +10,8 @@ def _fmt(v, nd=2):
 
 RX_COLS = ['receiver', 'frames', 'frames_lost', 'frame_loss_pct', 'frames_lost_I', 'frames_lost_P',
            'frames_lost_B', 'frames_lost_H', 'frames_hdr_lost', 'packets', 'packets_lost', 'packet_loss_pct', 'duplicates',
-           'frames_late', 'frames_never_shown', 'slots_frozen', 'delay_mean_s', 'delay_min_s',
+           'frames_late', 'frames_never_shown', 'slots_frozen', 'freezes', 'freeze_max_s',
+           'freeze_p95_s', 'frozen_s', 'delay_mean_s', 'delay_min_s',
            'delay_max_s', 'jitter_mean_abs_s', 'cumjitter_max_s', 'cumjitter_last_s', 'throughput_bps',
            'fair_share_bps', 'fair_share_pct',
            'psnr_mean_db_y', 'psnr_mean_db_u', 'psnr_mean_db_v', 'psnr_mean_db_avg', 'psnr_mean_db_min',
@@ -137,24 +138,31 @@ def write_plots(rep, runp, s):
         fig.tight_layout(); fig.savefig(os.path.join(rep, fname), dpi=100); plt.close(fig)
 
 
+def _ms(v):
+    return '-' if v is None or (isinstance(v, float) and math.isnan(v)) else f'{1e3 * v:.0f}'
+
+
 def summary_table(s):
     hdr = (f'{"receiver":<10} {"frames":>6} {"loss%":>6} {"lostI/P":>8} {"late":>5} {"frozen":>6} '
+           f'{"freeze ms":>11} '
            f'{"delay ms":>13} {"cumjit ms":>9} {"kbit/s":>8} {"fair%":>6} {"PSNR-Y":>7} {"SSIM":>6} '
            f'{"MOS":>5} {"miv%":>5}')
     lines = [f'evalvid-run: {s["run"]}  play-out delay: '
              f'{"none" if s["playout_delay_ms"] is None else str(s["playout_delay_ms"]) + " ms"}', hdr]
     if s['encoded']:
         e = s['encoded']
-        lines.append(f'{"(encoded)":<10} {"":>6} {"":>6} {"":>8} {"":>5} {"":>6} {"":>13} {"":>9} {"":>8} {"":>6} '
+        lines.append(f'{"(encoded)":<10} {"":>6} {"":>6} {"":>8} {"":>5} {"":>6} {"":>11} {"":>13} {"":>9} '
+                     f'{"":>8} {"":>6} '
                      f'{_fmt(e.get("psnr_mean_db_y")):>7} {_fmt(e.get("ssim_mean_y"), 3):>6} '
                      f'{_fmt(e.get("mos_mean")):>5} {"":>5}')
     for r in s['receivers']:
         d = f'{_fmt(1e3 * r["delay_mean_s"] if r["delay_mean_s"] is not None else None, 0)}/' \
             f'{_fmt(1e3 * r["delay_max_s"] if r["delay_max_s"] is not None else None, 0)}'
+        fz = f'{_ms(r.get("freeze_max_s"))}/{_ms(r.get("freeze_p95_s"))}'
         lines.append(
             f'{r["receiver"]:<10} {int(r["frames"]):>6} {_fmt(r["frame_loss_pct"]):>6} '
             f'{int(r["frames_lost_I"])}/{int(r["frames_lost_P"]):<4} {int(r["frames_late"]):>5} '
-            f'{int(r["slots_frozen"]):>6} {d:>13} {_fmt(1e3 * r["cumjitter_max_s"], 1):>9} '
+            f'{int(r["slots_frozen"]):>6} {fz:>11} {d:>13} {_fmt(1e3 * r["cumjitter_max_s"], 1):>9} '
             f'{_fmt(r["throughput_bps"] / 1e3, 0):>8} {_fmt(r.get("fair_share_pct"), 0):>6} '
             f'{_fmt(r.get("psnr_mean_db_y")):>7} {_fmt(r.get("ssim_mean_y"), 3):>6} '
             f'{_fmt(r.get("mos_mean")):>5} {_fmt(r.get("miv_worst_pct"), 0):>5}')
