@@ -54,6 +54,7 @@ struct _GstAsmpSrc {
   GstStructure *stats;
   GstClockID early_id;
   gint64 last_early;
+  guint32 pli_ssrc;             /* a key frame to ask of this sender (RTCP PLI), 0 = none */
 };
 
 G_DEFINE_TYPE (GstAsmpSrc, gst_asmp_src, GST_TYPE_BIN);
@@ -184,8 +185,13 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
 
   g_mutex_lock (self->lockp);
   self->own_ssrc = gst_am_rtcp_first_ssrc (buf);
+  if (self->pli_ssrc && gst_am_rtcp_add_pli (buf, self->own_ssrc, self->pli_ssrc)) {
+    GST_DEBUG_OBJECT (self, "PLI to %08x", self->pli_ssrc);
+    self->pli_ssrc = 0;
+    appended = TRUE;
+  }
   if (self->cc) {
-    appended = gst_am_cc_receiver_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
+    appended |= gst_am_cc_receiver_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
     if (!early) {
       stats = gst_am_cc_receiver_stats (self->cc, now);
       gst_am_trace_stats_row (self->stats_csv, stats);
@@ -200,6 +206,15 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
         gst_message_new_element (GST_OBJECT (self), stats));
   /* TRUE keeps an early packet that carries our report from being suppressed (AVPF) */
   return appended;
+}
+
+void
+gst_asmp_src_request_key_frame (GstAsmpSrc * self, guint32 sender_ssrc)
+{
+  g_mutex_lock (self->lockp);
+  self->pli_ssrc = sender_ssrc;
+  g_mutex_unlock (self->lockp);
+  gst_am_request_early_rtcp (self->session, GST_OBJECT (self), "a key-frame request");
 }
 
 static void

@@ -17,5 +17,8 @@ typedef struct _GstAmCcReceiver GstAmCcReceiver;
 void gst_asmp_src_join_group (GstAsmpSrc * self, GMutex * lock, const amcc_protocol * proto);
 void gst_asmp_src_lend_controller (GstAsmpSrc * self, GstAmCcReceiver * cc);
 guint32 gst_asmp_src_own_ssrc (GstAsmpSrc * self);
+/* Asks sender_ssrc for a key frame: an RTCP PLI (RFC 4585 6.3.1) in our next RTCP packet, sent
+ * early when rtpsession allows. Callable from any thread, without the group's lock. */
+void gst_asmp_src_request_key_frame (GstAsmpSrc * self, guint32 sender_ssrc);
 G_END_DECLS
 #endif

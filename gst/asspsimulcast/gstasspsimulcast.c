@@ -17,6 +17,7 @@
 
 #include <amcc/assp.h>
 #include <glib/gstdio.h>
+#include <gst/video/video-event.h>
 #include "../asmpsink/gstasmpsink.h"
 #include "../common/gstamnet.h"
 
@@ -26,10 +27,14 @@ GST_DEBUG_CATEGORY_STATIC (asspsimulcast_debug);
 /* the paper's streams (papers/001 3.1) for the first three pads; later pads must be set */
 static const guint DEFAULT_LOW[] = { 100000, 200000, 600000 };
 static const guint DEFAULT_HIGH[] = { 200000, 500000, 1000000 };
+#define DEFAULT_KEY_INTERVAL_MS 1000
 
 /* ---------------------------------------------------------------- pad */
 
-enum { PAD_PROP_0, PAD_PROP_ADDRESS, PAD_PROP_PORT, PAD_PROP_MIN, PAD_PROP_MAX, PAD_N_PROPS };
+enum {
+  PAD_PROP_0, PAD_PROP_ADDRESS, PAD_PROP_PORT, PAD_PROP_MIN, PAD_PROP_MAX, PAD_PROP_KEY_REQUESTS,
+  PAD_PROP_KEY_FORWARDED, PAD_N_PROPS
+};
 static GParamSpec *pad_props[PAD_N_PROPS];
 
 struct _GstAsspSimulcastPad {
@@ -39,6 +44,9 @@ struct _GstAsspSimulcastPad {
   gint port;
   guint min_bps, max_bps;
   GstElement *sink;             /* the stream's asmpsink (owned by the bin) */
+  gint64 key_at;                /* last key-frame request passed to the encoder */
+  guint64 key_requests, key_forwarded;
+  struct _GstAsspSimulcast *bin;
 };
 
 G_DEFINE_TYPE (GstAsspSimulcastPad, gst_assp_simulcast_pad, GST_TYPE_GHOST_PAD);
@@ -73,6 +81,8 @@ pad_get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec
     case PAD_PROP_PORT: g_value_set_int (value, p->port); break;
     case PAD_PROP_MIN: g_value_set_uint (value, p->min_bps); break;
     case PAD_PROP_MAX: g_value_set_uint (value, p->max_bps); break;
+    case PAD_PROP_KEY_REQUESTS: g_value_set_uint64 (value, p->key_requests); break;
+    case PAD_PROP_KEY_FORWARDED: g_value_set_uint64 (value, p->key_forwarded); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec); break;
   }
   GST_OBJECT_UNLOCK (p);
@@ -111,6 +121,13 @@ gst_assp_simulcast_pad_class_init (GstAsspSimulcastPadClass * klass)
   pad_props[PAD_PROP_MAX] = g_param_spec_uint ("max-bitrate", "Upper limit",
       "The stream's upper limit (bit/s; defaults for sink_0..2: 200, 500, 1000 kbit/s)",
       0, G_MAXUINT, 0, rw);
+  pad_props[PAD_PROP_KEY_REQUESTS] = g_param_spec_uint64 ("key-requests", "Key-frame requests",
+      "Key-frame requests (RTCP PLI/FIR from switching receivers) that reached this stream",
+      0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  pad_props[PAD_PROP_KEY_FORWARDED] = g_param_spec_uint64 ("key-forwarded",
+      "Key-frame requests forwarded", "Of those, the ones passed on to the encoder (one per "
+      "key-interval; the rest share its key frame)", 0, G_MAXUINT64, 0,
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (oc, PAD_N_PROPS, pad_props);
 }
 
@@ -118,7 +135,7 @@ gst_assp_simulcast_pad_class_init (GstAsspSimulcastPadClass * klass)
 
 enum {
   PROP_0, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP, PROP_RTCP_INTERVAL, PROP_TRACE_DIR,
-  N_PROPS
+  PROP_KEY_INTERVAL, N_PROPS
 };
 static GParamSpec *props[N_PROPS];
 
@@ -130,6 +147,7 @@ struct _GstAsspSimulcast {
   gint ttl;
   gboolean loop;
   guint rtcp_interval_ms;
+  guint key_interval_ms;        /* at most one key-frame request per stream per interval */
   GPtrArray *pads;              /* GstAsspSimulcastPad, by index; NULL holes after release */
 };
 
@@ -140,6 +158,36 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (asspsimulcast, "asspsimulcast", GST_RANK_
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink_%u",
     GST_PAD_SINK, GST_PAD_REQUEST, GST_STATIC_CAPS ("application/x-rtp"));
+
+/* Key-frame requests of switching receivers (rtpbin turns their PLI/FIR into an upstream
+ * GstForceKeyUnit on the stream's sink pad): one per stream per key-interval reaches the
+ * encoder, the others are answered by that key frame. */
+static GstPadProbeReturn
+key_request_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstAsspSimulcastPad *p = data;
+  GstAsspSimulcast *self = p->bin;
+  GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+  gint64 now = gst_am_now (), interval;
+  gboolean pass;
+
+  if (!ev || GST_EVENT_TYPE (ev) != GST_EVENT_CUSTOM_UPSTREAM
+      || !gst_video_event_is_force_key_unit (ev))
+    return GST_PAD_PROBE_OK;
+  g_mutex_lock (&self->lock);
+  interval = (gint64) self->key_interval_ms * GST_MSECOND;
+  g_mutex_unlock (&self->lock);
+  GST_OBJECT_LOCK (p);
+  p->key_requests++;
+  pass = p->key_forwarded == 0 || now - p->key_at >= interval;
+  if (pass) {
+    p->key_at = now;
+    p->key_forwarded++;
+  }
+  GST_OBJECT_UNLOCK (p);
+  GST_DEBUG_OBJECT (p, "key-frame request %s", pass ? "forwarded" : "shares the last one");
+  return pass ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP;
+}
 
 static GstPad *
 request_new_pad (GstElement * element, GstPadTemplate * templ, const gchar * name,
@@ -189,9 +237,11 @@ request_new_pad (GstElement * element, GstPadTemplate * templ, const gchar * nam
       "template", templ, NULL);
   g_free (pname);
   gst_ghost_pad_set_target (GST_GHOST_PAD (p), target);
-  gst_object_unref (target);
   p->index = i;
   p->sink = sink;
+  p->bin = self;
+  gst_pad_add_probe (target, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, key_request_probe, p, NULL);
+  gst_object_unref (target);
   p->address = g_strdup_printf ("239.1.2.%u", 3 + i);
   p->port = GST_AM_DEFAULT_PORT + 2 * (gint) i;
   p->min_bps = i < G_N_ELEMENTS (DEFAULT_LOW) ? DEFAULT_LOW[i] : 0;
@@ -326,6 +376,7 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
     case PROP_TTL_MC: self->ttl = g_value_get_int (value); break;
     case PROP_LOOP: self->loop = g_value_get_boolean (value); break;
     case PROP_RTCP_INTERVAL: self->rtcp_interval_ms = g_value_get_uint (value); break;
+    case PROP_KEY_INTERVAL: self->key_interval_ms = g_value_get_uint (value); break;
     case PROP_TRACE_DIR:
       g_free (self->trace_dir);
       self->trace_dir = g_value_dup_string (value);
@@ -347,6 +398,7 @@ get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
     case PROP_LOOP: g_value_set_boolean (value, self->loop); break;
     case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
     case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
+    case PROP_KEY_INTERVAL: g_value_set_uint (value, self->key_interval_ms); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec); break;
   }
   g_mutex_unlock (&self->lock);
@@ -359,6 +411,7 @@ gst_assp_simulcast_init (GstAsspSimulcast * self)
   g_mutex_init (&self->lock);
   self->ttl = 1;
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
+  self->key_interval_ms = DEFAULT_KEY_INTERVAL_MS;
   self->pads = g_ptr_array_new ();
 }
 
@@ -401,6 +454,10 @@ gst_assp_simulcast_class_init (GstAsspSimulcastClass * klass)
   props[PROP_TRACE_DIR] = g_param_spec_string ("trace-dir", "Trace directory",
       "Each stream's sd.txt and rate.csv go to <trace-dir>/stream<N> (NULL: no traces)", NULL,
       rw);
+  props[PROP_KEY_INTERVAL] = g_param_spec_uint ("key-interval", "Key-frame request interval",
+      "Receivers switching to a stream ask for a key frame (RTCP PLI); at most one request per "
+      "stream per this interval reaches its encoder (ms; 0 = every request)", 0, 600000,
+      DEFAULT_KEY_INTERVAL_MS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (oc, N_PROPS, props);
 
   gst_element_class_add_static_pad_template_with_gtype (ec, &sink_template,

@@ -34,7 +34,8 @@ GST_DEBUG_CATEGORY_STATIC (asspsrc_debug);
 
 enum {
   PROP_0, PROP_STREAMS, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP, PROP_CAPS,
-  PROP_RTCP_INTERVAL, PROP_LATENCY, PROP_TRACE_DIR, PROP_STREAM, PROP_SWITCHES, N_PROPS
+  PROP_RTCP_INTERVAL, PROP_LATENCY, PROP_TRACE_DIR, PROP_STREAM, PROP_SWITCHES, PROP_KEY_REQUESTS,
+  N_PROPS
 };
 static GParamSpec *props[N_PROPS];
 
@@ -60,6 +61,8 @@ struct _GstAsspSrc {
   GstAmCcReceiver *cc;
   gint active, joining;         /* stream output and measured; stream joined ahead, -1 none */
   gint64 decided_at;
+  gboolean key_asked;           /* a key frame was requested from the stream joined ahead */
+  guint64 key_requests;
   gboolean h264;
   guint clock_rate;
   gboolean have_out;            /* output rewriting: out = in + offset */
@@ -180,6 +183,7 @@ out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   StreamRef *ref = data;
   GstAsspSrc *self = ref->self;
   gint j = (gint) ref->index, old = -1, join = -1, given_up = -1;
+  gboolean ask_key = FALSE;
   gint64 now = gst_am_now (), decided = 0;
   GstBuffer *buf;
   GstPadProbeReturn ret = GST_PAD_PROBE_DROP;
@@ -193,6 +197,7 @@ out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     if (self->joining < 0 && w != j && w < (gint) self->n) {
       self->joining = join = w;
       self->decided_at = now;
+      self->key_asked = FALSE;
     } else if (self->joining >= 0 && now - self->decided_at > JOIN_TIMEOUT_NS) {
       given_up = self->joining;       /* no key frame came: leave it, decide again */
       self->joining = -1;
@@ -217,8 +222,20 @@ out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     GST_PAD_PROBE_INFO_DATA (info) = buf;
     rewrite_locked (self, buf, TRUE);
     ret = GST_PAD_PROBE_OK;
+  } else if (j == self->joining && self->h264 && !self->key_asked) {
+    /* its sender is known now: ask it for a key frame instead of waiting up to a GOP */
+    self->key_asked = ask_key = TRUE;
+    self->key_requests++;
   }
   g_mutex_unlock (&self->cc_lock);
+  if (ask_key) {
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    if (gst_rtp_buffer_map (GST_PAD_PROBE_INFO_BUFFER (info), GST_MAP_READ, &rtp)) {
+      gst_asmp_src_request_key_frame (GST_ASMP_SRC (GST_PAD_PARENT (pad)),
+          gst_rtp_buffer_get_ssrc (&rtp));
+      gst_rtp_buffer_unmap (&rtp);
+    }
+  }
   if (join >= 0)
     gst_element_call_async (GST_ELEMENT (self), join_async, GUINT_TO_POINTER (join), NULL);
   if (given_up >= 0) {
@@ -319,6 +336,7 @@ build_streams (GstAsspSrc * self)
   self->last_pts = GST_CLOCK_TIME_NONE;
   self->out_ssrc = g_random_int ();
   self->switches = 0;
+  self->key_requests = 0;
   for (i = 0; i < a->len; i++) {
     StreamAddr *e = &g_array_index (a, StreamAddr, i);
     gchar *name = g_strdup_printf ("stream_%u", i), *dir = NULL;
@@ -457,12 +475,12 @@ get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
 {
   GstAsspSrc *self = GST_ASSP_SRC (object);
 
-  if (id == PROP_STREAM || id == PROP_SWITCHES) {
+  if (id == PROP_STREAM || id == PROP_SWITCHES || id == PROP_KEY_REQUESTS) {
     g_mutex_lock (&self->cc_lock);
     if (id == PROP_STREAM)
       g_value_set_uint (value, (guint) self->active);
     else
-      g_value_set_uint64 (value, self->switches);
+      g_value_set_uint64 (value, id == PROP_SWITCHES ? self->switches : self->key_requests);
     g_mutex_unlock (&self->cc_lock);
     return;
   }
@@ -558,6 +576,9 @@ gst_assp_src_class_init (GstAsspSrcClass * klass)
       AMCC_ASSP_MAX_STREAMS - 1, 0, ro);
   props[PROP_SWITCHES] = g_param_spec_uint64 ("switches", "Switches",
       "Switches of the output so far", 0, G_MAXUINT64, 0, ro);
+  props[PROP_KEY_REQUESTS] = g_param_spec_uint64 ("key-requests", "Key-frame requests",
+      "Key frames asked of streams joined ahead (H.264: an RTCP PLI at the stream's first "
+      "packet that does not start one)", 0, G_MAXUINT64, 0, ro);
   g_object_class_install_properties (oc, N_PROPS, props);
 
   gst_element_class_add_static_pad_template (ec, &src_template);

@@ -152,6 +152,25 @@ gst_am_rtcp_first_ssrc (GstBuffer * buf)
   return gst_am_be32 (b + 4);
 }
 
+gboolean
+gst_am_rtcp_add_pli (GstBuffer * buf, guint32 own_ssrc, guint32 media_ssrc)
+{
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+  gboolean ok;
+
+  if (!gst_rtcp_buffer_map (buf, GST_MAP_READWRITE, &rtcp))
+    return FALSE;
+  ok = gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_PSFB, &pkt);
+  if (ok) {
+    gst_rtcp_packet_fb_set_type (&pkt, GST_RTCP_PSFB_TYPE_PLI);
+    gst_rtcp_packet_fb_set_sender_ssrc (&pkt, own_ssrc);
+    gst_rtcp_packet_fb_set_media_ssrc (&pkt, media_ssrc);
+  }
+  gst_rtcp_buffer_unmap (&rtcp);
+  return ok;
+}
+
 gint64
 gst_am_now (void)
 {

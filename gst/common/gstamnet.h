@@ -73,6 +73,9 @@ guint32 gst_am_internal_ssrc (GstElement * rtpbin);
 guint32 gst_am_own_ssrc (GMutex * lock, guint32 * own, GstElement * rtpbin);
 /* SSRC of the first packet of a compound RTCP buffer, 0 if unreadable. */
 guint32 gst_am_rtcp_first_ssrc (GstBuffer * buf);
+/* Appends a PLI (RFC 4585 6.3.1: "send me a key frame") for media_ssrc to a compound RTCP
+ * packet about to leave; FALSE if it does not fit. */
+gboolean gst_am_rtcp_add_pli (GstBuffer * buf, guint32 own_ssrc, guint32 media_ssrc);
 
 /* The one time source of the elements: GStreamer's system clock (ns), the clock rtpsession's
  * RTCP timer, the pacer and gst_am_timer_* wait on. Everything lib/cc is given comes from it, so

@@ -7,6 +7,8 @@
 #include <amcc/asmp.h>
 #include <amcc/assp.h>
 #include "common/gstamcc.h"
+#include "common/gstamnet.h"
+#include <gst/video/video-event.h>
 
 #define SSRC1 0x22334455u
 
@@ -212,6 +214,85 @@ GST_START_TEST (test_table_and_per_stream_target)
 }
 GST_END_TEST;
 
+/* An RR + PLI (RFC 4585) asking stream 1's sender for a key frame. */
+static void
+pli_on_stream1 (Fixture * f, guint32 rx)
+{
+  GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
+  gst_rtcp_packet_rr_set_ssrc (&pkt, rx);
+  gst_rtcp_packet_add_rb (&pkt, SSRC1, 0, 0, f->seq, 0, f->last_lsr, 0);
+  gst_rtcp_buffer_unmap (&rtcp);
+  fail_unless (gst_am_rtcp_add_pli (b, rx, SSRC1));
+  amt_udp_send (b, f->port1 + 1);
+  gst_buffer_unref (b);
+  seen = amt_wait_buffer (f->rtcp_in1);
+  fail_unless (seen != NULL, "RTCP not received by stream 1");
+  gst_buffer_unref (seen);
+}
+
+/* force-key-unit events that reached the encoder's side of stream 1 so far */
+static gint
+key_events (Fixture * f)
+{
+  GstEvent *ev;
+  gint n = 0;
+
+  while ((ev = gst_harness_try_pull_upstream_event (f->h1))) {
+    n += GST_EVENT_TYPE (ev) == GST_EVENT_CUSTOM_UPSTREAM
+        && gst_video_event_is_force_key_unit (ev);
+    gst_event_unref (ev);
+  }
+  return n;
+}
+
+static guint64
+pad_u64 (Fixture * f, const gchar * name)
+{
+  GstPad *p = gst_element_get_static_pad (f->el, "sink_1");
+  guint64 v = 0;
+
+  g_object_get (p, name, &v, NULL);
+  gst_object_unref (p);
+  return v;
+}
+
+/* Three receivers switching to stream 1 ask for a key frame within one key-interval: one
+ * request reaches the encoder; a request after the interval reaches it again. */
+GST_START_TEST (test_key_requests_aggregated)
+{
+  Fixture f;
+  amcc_assp_table t;
+  size_t echo;
+  gint got = 0, k;
+
+  fixture_init (&f);
+  next_table (&f, &t, &echo);   /* stream 1 sends (rtpsession knows SSRC1 as ours) */
+  key_events (&f);
+  pli_on_stream1 (&f, 0xAABB0001);
+  pli_on_stream1 (&f, 0xAABB0002);
+  pli_on_stream1 (&f, 0xAABB0003);
+  for (k = 0; k < 100 && pad_u64 (&f, "key-requests") < 3; k++)
+    g_usleep (10000);
+  got = key_events (&f);
+  fail_unless_equals_int (pad_u64 (&f, "key-requests"), 3);
+  fail_unless_equals_int (pad_u64 (&f, "key-forwarded"), 1);
+  fail_unless_equals_int (got, 1);
+  /* one key-interval (1 s default) later the next request passes */
+  gst_test_clock_advance_time (f.clock, 1100 * GST_MSECOND);
+  pli_on_stream1 (&f, 0xAABB0002);
+  for (k = 0; k < 100 && pad_u64 (&f, "key-requests") < 4; k++)
+    g_usleep (10000);
+  fail_unless_equals_int (pad_u64 (&f, "key-forwarded"), 2);
+  fail_unless_equals_int (key_events (&f), 1);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
 static gchar *
 ready_error (GstElement * el)
 {
@@ -291,6 +372,7 @@ asspsimulcast_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_table_and_per_stream_target);
   tcase_add_test (tc, test_bad_layouts);
+  tcase_add_test (tc, test_key_requests_aggregated);
   return s;
 }
 
