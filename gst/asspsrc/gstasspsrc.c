@@ -201,7 +201,7 @@ out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     } else if (self->joining >= 0 && now - self->decided_at > JOIN_TIMEOUT_NS) {
       given_up = self->joining;       /* no key frame came: leave it, decide again */
       self->joining = -1;
-      if (rx)
+      if (rx)                         /* cancels the wish; the measurement goes on */
         amcc_receiver_set_stream (rx, now, (guint32) j);
     }
     buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));

@@ -250,12 +250,17 @@ rx_wanted_stream (amcc_receiver *r)
   return ((assp_rx *) r)->rule.wanted;
 }
 
-/* eq. 6's average bridges the switch; the new stream's packets are measured afresh */
+/* eq. 6's average bridges the switch; the new stream's packets are measured afresh. The stream
+ * already received: a pending wish is dropped (the caller gave up the switch), nothing restarts. */
 static void
 rx_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream)
 {
   assp_rx *a = (assp_rx *) r;
 
+  if (stream == a->rule.stream) {
+    a->rule.wanted = stream;
+    return;
+  }
   amcc_asmp_rx_restart (&a->asmp);
   a->lost = 0;
   a->high = a->avg_tx = 0;

@@ -464,6 +464,7 @@ amcc_receiver_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_
   r->rng = c.seed;
   r->have_sender = 0;
   r->sender_changes = 0;
+  r->stream = 0;
   return r;
 }
 
@@ -552,7 +553,9 @@ amcc_receiver_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream)
 {
   if (stream >= r->proto->max_streams || (stream && !r->proto->receiver->set_stream))
     return AMCC_ERR_PARAM;
-  r->have_sender = 0;               /* the new stream's sender is ours at once */
+  if (stream != r->stream)
+    r->have_sender = 0;             /* the new stream's sender is ours at once */
+  r->stream = stream;
   if (r->proto->receiver->set_stream)
     r->proto->receiver->set_stream (r, now, stream);
   return AMCC_OK;

@@ -49,6 +49,7 @@ struct amcc_receiver {
   uint32_t sender;             /* the SSRC whose packets the protocol measures */
   amcc_time sender_last;       /* its last packet */
   uint64_t sender_changes;
+  uint32_t stream;             /* the stream received (amcc_receiver_set_stream) */
 };
 
 /* Names the APP payload a role's next_app wrote: returns 1, what next_app returns for "send". */

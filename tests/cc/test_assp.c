@@ -301,6 +301,38 @@ test_grouping (void)
   amcc_receiver_free (r);
 }
 
+/* set_stream on the stream received cancels a wish and keeps the measurement; another stream
+ * restarts it. */
+static void
+test_cancel_switch (void)
+{
+  const amcc_protocol *assp = amcc_protocol_find ("assp");
+  amcc_ctl_config c;
+  amcc_receiver_stats st;
+  amcc_receiver *r;
+  amcc_time t = 0;
+
+  amcc_ctl_config_init (&c);
+  r = amcc_receiver_new (assp, &c, 0);
+  for (uint16_t q = 0; q < 200; q++) {
+    amcc_packet p = { .ssrc = 0x1234, .seq = q, .rtp_ts = q * 3000u, .bytes = 1000,
+                      .send_time = AMCC_TIME_NONE };
+    t = (amcc_time) q * 10 * AMCC_NS_PER_MS;
+    if (q % 50 != 49)                   /* a loss now and then */
+      amcc_receiver_on_rtp (r, t, &p);
+  }
+  amcc_receiver_get_stats (r, t, &st);
+  AMT_CHECK (st.sender_ssrc == 0x1234 && st.packets_lost == 3);
+  AMT_CHECK (amcc_receiver_set_stream (r, t, 0) == AMCC_OK);
+  amcc_receiver_get_stats (r, t, &st);
+  AMT_CHECK (st.sender_ssrc == 0x1234 && st.packets_lost == 3 && st.stream == 0
+             && st.wanted_stream == 0);
+  AMT_CHECK (amcc_receiver_set_stream (r, t, 1) == AMCC_OK);
+  amcc_receiver_get_stats (r, t, &st);
+  AMT_CHECK (st.stream == 1 && st.packets_lost == 0);
+  amcc_receiver_free (r);
+}
+
 int
 main (void)
 {
@@ -310,5 +342,6 @@ main (void)
   AMT_RUN (test_rule);
   AMT_RUN (test_wire);
   AMT_RUN (test_grouping);
+  AMT_RUN (test_cancel_switch);
   return amt_summary ();
 }

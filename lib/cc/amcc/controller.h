@@ -244,8 +244,9 @@ void amcc_receiver_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_sta
  * group and calls amcc_receiver_set_stream. */
 uint32_t amcc_receiver_wanted_stream (amcc_receiver *r);
 /* From now on the caller hands over the packets and RTCP of `stream` only: the measurement
- * starts afresh on its sender (the protocol keeps what bridges the switch). AMCC_ERR_PARAM if
- * the protocol has no such stream. */
+ * starts afresh on its sender (the protocol keeps what bridges the switch). The stream already
+ * received cancels a pending switch (the caller could not make it) and restarts nothing.
+ * AMCC_ERR_PARAM if the protocol has no such stream. */
 int amcc_receiver_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream);
 
 #ifdef __cplusplus
