@@ -296,21 +296,27 @@ def weighted_quantile(tw, q):
             return v
     return tw[-1][0] if tw else float('nan')
 
-def main():
-    if os.geteuid() != 0:
-        print('# skipped: needs root (network namespaces)')
+def live_main(tag, body, needs_delayline=False, kept_hint=''):
+    """The frame of a live test: skip (77) without root (or the delay line), a run directory,
+    body(run) under a catch-all, the check that no namespace of ours is left, the summary line.
+    The run directory is removed when every check passed, kept otherwise."""
+    def skip(why):
+        print(f'# skipped: {why}')
         print('# amtest: checks=0 failures=0')
         return 77
-    run = os.path.join(os.environ.get('TMPDIR', '/tmp'), f'amtest-asmp-{os.getpid()}')
+    if os.geteuid() != 0:
+        return skip('needs root (network namespaces)')
+    if needs_delayline:
+        try:
+            find_delayline()
+        except RuntimeError as e:
+            return skip(e)
+    run = os.path.join(os.environ.get('TMPDIR', '/tmp'), f'amtest-{tag}-{os.getpid()}')
     os.makedirs(run)
     print(f'# run directory: {run}')
     prefix = f'amt{os.getpid()}-'     # netns.Topology's default prefix for this process
     try:
-        s = session(run)
-        if s is not None:
-            with open(os.path.join(run, 'session.json'), 'w') as f:
-                json.dump(s, f)
-            evaluate(run, s)
+        body(run)
     except Exception:
         traceback.print_exc()
         check(False, 'the test ran to the end without an exception')
@@ -318,11 +324,21 @@ def main():
         left = leftover_namespaces(prefix)
         check(not left, f'no namespace left behind ({left})')
     if failures:
-        print(f'# kept for inspection: {run} (re-check: {sys.argv[0]} --evaluate {run})')
+        print(f'# kept for inspection: {run}{kept_hint.format(run=run)}')
     else:
         shutil.rmtree(run, ignore_errors=True)
     print(f'# amtest: checks={checks} failures={failures}')
     return 1 if failures else 0
+
+
+def main():
+    def body(run):
+        s = session(run)
+        if s is not None:
+            with open(os.path.join(run, 'session.json'), 'w') as f:
+                json.dump(s, f)
+            evaluate(run, s)
+    return live_main('asmp', body, kept_hint=f' (re-check: {sys.argv[0]} --evaluate {{run}})')
 
 
 if __name__ == '__main__':

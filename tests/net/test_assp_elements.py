@@ -14,17 +14,15 @@ Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.abspath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(TOP, 'tools', 'testbed'))
 sys.path.insert(0, HERE)
-from amcast_testbed.netns import Topology, leftover_namespaces, _sh, tbf_burst, queue_bytes  # noqa: E402
+from amcast_testbed.netns import Topology, _sh, tbf_burst, queue_bytes  # noqa: E402
 import test_asmp_elements as el  # noqa: E402  (check())
 
 PEER = os.path.join(HERE, 'assp_peer.py')
@@ -123,28 +121,7 @@ def evaluate(s):
 
 
 def main():
-    if os.geteuid() != 0:
-        print('# skipped: needs root (network namespaces)')
-        print('# amtest: checks=0 failures=0')
-        return 77
-    run = os.path.join(os.environ.get('TMPDIR', '/tmp'), f'amtest-assp-{os.getpid()}')
-    os.makedirs(run)
-    print(f'# run directory: {run}')
-    prefix = f'amt{os.getpid()}-'
-    try:
-        evaluate(session(run))
-    except Exception:
-        traceback.print_exc()
-        check(False, 'the test ran to the end without an exception')
-    finally:
-        left = leftover_namespaces(prefix)
-        check(not left, f'no namespace left behind ({left})')
-    if el.failures:
-        print(f'# kept for inspection: {run}')
-    else:
-        shutil.rmtree(run, ignore_errors=True)
-    print(f'# amtest: checks={el.checks} failures={el.failures}')
-    return 1 if el.failures else 0
+    return el.live_main('assp', lambda run: evaluate(session(run)))
 
 
 if __name__ == '__main__':

@@ -18,18 +18,16 @@ forgets a port after ~260 s, beyond a test's length), 50 % RTCP loss (the delay 
 stage yet). Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 """
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.abspath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(TOP, 'tools', 'testbed'))
 sys.path.insert(0, HERE)
-from amcast_testbed.netns import Topology, leftover_namespaces, find_delayline  # noqa: E402
+from amcast_testbed.netns import Topology, find_delayline  # noqa: E402
 import test_asmp_elements as el  # noqa: E402  (trace readers and check())
 
 NODE = os.path.join(TOP, 'tools', 'testbed', 'amcast-node')
@@ -171,28 +169,7 @@ def evaluate(run, s):
 
 
 def main():
-    if os.geteuid() != 0:
-        print('# skipped: needs root (network namespaces)')
-        print('# amtest: checks=0 failures=0')
-        return 77
-    run = os.path.join(os.environ.get('TMPDIR', '/tmp'), f'amtest-faults-{os.getpid()}')
-    os.makedirs(run)
-    print(f'# run directory: {run}')
-    prefix = f'amt{os.getpid()}-'
-    try:
-        evaluate(run, session(run))
-    except Exception:
-        traceback.print_exc()
-        check(False, 'the test ran to the end without an exception')
-    finally:
-        left = leftover_namespaces(prefix)
-        check(not left, f'no namespace left behind ({left})')
-    if el.failures:
-        print(f'# kept for inspection: {run}')
-    else:
-        shutil.rmtree(run, ignore_errors=True)
-    print(f'# amtest: checks={el.checks} failures={el.failures}')
-    return 1 if el.failures else 0
+    return el.live_main('faults', lambda run: evaluate(run, session(run)))
 
 
 if __name__ == '__main__':

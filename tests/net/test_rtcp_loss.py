@@ -17,18 +17,16 @@ per RTCP interval from where it was (lib/cc controller.c, EXPIRY_RISE). Measured
 the slow receiver expired 4-5 times in 30 s; before the ramp p95 was 999 kbit/s (1.79 x).
 """
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.abspath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(TOP, 'tools', 'testbed'))
 sys.path.insert(0, HERE)
-from amcast_testbed.netns import Topology, leftover_namespaces, find_delayline  # noqa: E402
+from amcast_testbed.netns import Topology, find_delayline  # noqa: E402
 import test_asmp_elements as el  # noqa: E402  (trace readers, check(), time weighting)
 
 NODE = os.path.join(TOP, 'tools', 'testbed', 'amcast-node')
@@ -108,34 +106,7 @@ def evaluate(run, s):
 
 
 def main():
-    if os.geteuid() != 0:
-        print('# skipped: needs root (network namespaces)')
-        print('# amtest: checks=0 failures=0')
-        return 77
-    try:
-        find_delayline()
-    except RuntimeError as e:
-        print(f'# skipped: {e}')
-        print('# amtest: checks=0 failures=0')
-        return 77
-    run = os.path.join(os.environ.get('TMPDIR', '/tmp'), f'amtest-rtcploss-{os.getpid()}')
-    os.makedirs(run)
-    print(f'# run directory: {run}')
-    prefix = f'amt{os.getpid()}-'
-    try:
-        evaluate(run, session(run))
-    except Exception:
-        traceback.print_exc()
-        check(False, 'the test ran to the end without an exception')
-    finally:
-        left = leftover_namespaces(prefix)
-        check(not left, f'no namespace left behind ({left})')
-    if el.failures:
-        print(f'# kept for inspection: {run}')
-    else:
-        shutil.rmtree(run, ignore_errors=True)
-    print(f'# amtest: checks={el.checks} failures={el.failures}')
-    return 1 if el.failures else 0
+    return el.live_main('rtcploss', lambda run: evaluate(run, session(run)), needs_delayline=True)
 
 
 if __name__ == '__main__':
