@@ -139,13 +139,40 @@ next_table (Fixture * f, amcc_assp_table * t, size_t * echo_entries)
   *echo_entries = n;
 }
 
-/* An RR about stream 1 (its block echoes our last SR: the proof) + an ASMP report. */
+/* An RR from rx about stream 1 (its block echoes our last SR: the proof). */
+static GstBuffer *
+rr_on_stream1 (Fixture * f, guint32 rx)
+{
+  GstBuffer *b = gst_rtcp_buffer_new (1400);
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
+  gst_rtcp_packet_rr_set_ssrc (&pkt, rx);
+  gst_rtcp_packet_add_rb (&pkt, SSRC1, 0, 0, f->seq, 0, f->last_lsr, 0);
+  gst_rtcp_buffer_unmap (&rtcp);
+  return b;
+}
+
+/* sends b to stream 1's RTCP port and waits until stream 1 received it */
+static void
+send_to_stream1 (Fixture * f, GstBuffer * b)
+{
+  GstBuffer *seen;
+
+  amt_udp_send (b, f->port1 + 1);
+  gst_buffer_unref (b);
+  seen = amt_wait_buffer (f->rtcp_in1);
+  fail_unless (seen != NULL, "RTCP not received by stream 1");
+  gst_buffer_unref (seen);
+}
+
+/* An RR about stream 1 + an ASMP report. */
 static void
 report_on_stream1 (Fixture * f, guint32 rx, gdouble rate_bps)
 {
-  GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
-  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
-  GstRTCPPacket pkt;
+  GstBuffer *b = rr_on_stream1 (f, rx);
   amcc_asmp_report rep = { 0 };
   guint8 buf[64];
   gsize len = 0;
@@ -153,18 +180,9 @@ report_on_stream1 (Fixture * f, guint32 rx, gdouble rate_bps)
   rep.rate_bps = rate_bps;
   rep.rtt_s = 0.05;
   fail_unless_equals_int (amcc_asmp_report_encode (&rep, buf, sizeof buf, &len), AMCC_OK);
-  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
-  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
-  gst_rtcp_packet_rr_set_ssrc (&pkt, rx);
-  gst_rtcp_packet_add_rb (&pkt, SSRC1, 0, 0, f->seq, 0, f->last_lsr, 0);
-  gst_rtcp_buffer_unmap (&rtcp);
   fail_unless (gst_am_rtcp_append_app (b, AMCC_ASMP_SUBTYPE_REPORT, rx, AMCC_ASMP_APP_NAME,
           buf, len));
-  amt_udp_send (b, f->port1 + 1);
-  gst_buffer_unref (b);
-  seen = amt_wait_buffer (f->rtcp_in1);
-  fail_unless (seen != NULL, "RTCP not received by stream 1");
-  gst_buffer_unref (seen);
+  send_to_stream1 (f, b);
 }
 
 static guint
@@ -218,21 +236,10 @@ GST_END_TEST;
 static void
 pli_on_stream1 (Fixture * f, guint32 rx)
 {
-  GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
-  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
-  GstRTCPPacket pkt;
+  GstBuffer *b = rr_on_stream1 (f, rx);
 
-  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
-  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
-  gst_rtcp_packet_rr_set_ssrc (&pkt, rx);
-  gst_rtcp_packet_add_rb (&pkt, SSRC1, 0, 0, f->seq, 0, f->last_lsr, 0);
-  gst_rtcp_buffer_unmap (&rtcp);
   fail_unless (gst_am_rtcp_add_pli (b, rx, SSRC1));
-  amt_udp_send (b, f->port1 + 1);
-  gst_buffer_unref (b);
-  seen = amt_wait_buffer (f->rtcp_in1);
-  fail_unless (seen != NULL, "RTCP not received by stream 1");
-  gst_buffer_unref (seen);
+  send_to_stream1 (f, b);
 }
 
 /* force-key-unit events that reached the encoder's side of stream 1 so far */
