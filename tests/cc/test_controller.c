@@ -304,7 +304,7 @@ test_registry (void)
   const amcc_protocol *a = amcc_protocol_find ("asmp"), *t = amcc_protocol_find ("tfmcc");
   amcc_ctl_config c;
 
-  AMT_CHECK (a && t && a != t && amcc_protocol_find ("pgmcc") == NULL);
+  AMT_CHECK (a && t && a != t && amcc_protocol_find ("nosuch") == NULL);
   AMT_CHECK (amcc_protocol_find (NULL) == NULL && amcc_protocol_find ("asm") == NULL);
   AMT_CHECK (amcc_protocol_count () >= 2 && amcc_protocol_at (0) == a
       && amcc_protocol_at (amcc_protocol_count ()) == NULL);
