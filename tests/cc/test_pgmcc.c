@@ -307,7 +307,9 @@ test_wire (void)
   AMT_CHECK (amcc_pgmcc_sender_info_encode (&si, buf, sizeof buf) == AMCC_ERR_PARAM);
 
   AMT_CHECK (amcc_pgmcc_report_encode (&fb, buf, sizeof buf) == AMCC_PGMCC_REPORT_LEN);
-  AMT_CHECK (buf[2] == 0x03 && buf[3] == 0xf0);  /* 0.015381 x 65535 = 1008 = 0x3f0 */
+  static const uint8_t example[] = { 0x01, 0x80, 0x03, 0xf0, 0x12, 0x34, 0x56, 0x78,
+    0xca, 0xfe, 0x00, 0x01, 0x00, 0x00, 0x09, 0xc4 };           /* docs/wire-formats.md */
+  AMT_CHECK (memcmp (buf, example, sizeof example) == 0);     /* 0.015381 x 65535 = 0x3f0 */
   AMT_CHECK (amcc_pgmcc_report_decode (&fb2, buf, AMCC_PGMCC_REPORT_LEN) == AMCC_OK);
   AMT_NEAR (fb2.loss, 1008 / 65535.0, 1e-12);
   AMT_CHECK (fb2.rx_max == fb.rx_max && fb2.has_echo && fb2.echo_ts_us == fb.echo_ts_us
