@@ -232,8 +232,10 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
   if (d > 0) {
     s->seen = d >= 64 ? 0 : s->seen << d;
     s->ack_hi = a->fb.rx_max;
-  } else
-    mask = -d >= 64 ? 0 : mask << -d;
+  } else {
+    uint32_t back = s->ack_hi - a->fb.rx_max;   /* unsigned: d may be INT32_MIN */
+    mask = back >= 64 ? 0 : mask << back;
+  }
   fresh = popcount64 (mask & ~s->seen);
   s->seen |= mask;
   lost = judge_losses (s);
@@ -245,7 +247,8 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
     amcc_pgmcc_window_loss (s);
     s->reactions++;
     s->holding = true;
-    s->recover = s->ack_hi + (uint32_t) ceil (s->acker_rtt_pkts > 0 ? s->acker_rtt_pkts : s->w);
+    double flight = ceil (s->acker_rtt_pkts > 0 ? s->acker_rtt_pkts : s->w);
+    s->recover = s->ack_hi + (uint32_t) fmin (flight, 1u << 30);   /* what was in flight */
     return;
   }
   if (s->holding) {             /* losses ignored for one RTT; the window waits too */
@@ -370,7 +373,7 @@ amcc_pgmcc_receiver_on_rtp (struct amcc_pgmcc_receiver *r, amcc_time now, uint32
     if (d == 0)
       return;                   /* duplicate */
     if (d < 0) {                /* late: fills a hole if still in the bitmap */
-      uint32_t age = (uint32_t) -d - 1;
+      uint32_t age = r->hi - extseq - 1;
       if (age >= 32 || (r->bitmap >> age) & 1)
         return;
       r->bitmap |= UINT32_C (1) << age;

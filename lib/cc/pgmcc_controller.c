@@ -337,7 +337,6 @@ rx_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st)
   st->congested = rx->loss > 0;
   st->mode = rx->is_acker ? "acker" : "";
   st->packets_lost = (int64_t) rx->lost;
-  st->echoes = rx->acks;
 }
 
 static const amcc_receiver_ops receiver_ops = {

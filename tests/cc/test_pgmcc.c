@@ -152,6 +152,10 @@ test_losses_from_bitmaps (void)
   uint64_t acks = s.acks;
   ack (&s, 9 * MS, 122, m2, 2);
   AMT_CHECK (s.acks == acks + 1 && s.losses == 3);
+  /* an ACK half the sequence space away (d = INT32_MIN, found by fuzz_wire): old, ignored */
+  uint32_t hi = s.ack_hi;
+  ack (&s, 10 * MS, hi + 0x80000000u, NULL, 0);
+  AMT_CHECK (s.ack_hi == hi && s.acks == acks + 1 && s.losses == 3);
 }
 
 static void
@@ -274,6 +278,8 @@ test_receiver (void)
   AMT_CHECK (r.bitmap == 0 && r.lost == 34);
   amcc_pgmcc_receiver_on_rtp (&r, 21 * MS, 41, true, 41000);
   AMT_CHECK (r.bitmap == 1);
+  amcc_pgmcc_receiver_on_rtp (&r, 22 * MS, 41 + 0x80000000u, true, 0);   /* d = INT32_MIN */
+  AMT_CHECK (r.hi == 41 && r.bitmap == 1 && r.received == 7);
   /* the sender names another acker: reports from now on */
   si.acker_ssrc = 0x66;
   amcc_pgmcc_receiver_on_sender_info (&r, &si);
