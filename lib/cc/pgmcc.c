@@ -187,8 +187,8 @@ judge_losses (struct amcc_pgmcc_sender *s)
   if (s->ack_hi - from >= 64)
     from = s->ack_hi - 63;
   for (uint32_t x = from; (int32_t) (x - upto) <= 0; x++)
-    if (!((s->seen >> (s->ack_hi - x)) & 1))
-      n++;
+    if (((s->known & ~s->seen) >> (s->ack_hi - x)) & 1)
+      n++;                      /* covered by an ACK and not received */
   s->judged = upto;
   return n;
 }
@@ -207,6 +207,7 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
 {
   double us = echo_rtt_us (now, &a->fb);
   uint64_t mask = ((uint64_t) a->bitmap << 1) | 1;     /* bit i: rx_max - i */
+  uint64_t cover = (UINT64_C (1) << 33) - 1;           /* rx_max and the 32 before it */
   uint32_t fresh, lost;
 
   if (us >= 0) {
@@ -224,6 +225,7 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
     s->ack_started = true;
     s->ack_hi = s->judged = a->fb.rx_max;
     s->seen = mask;
+    s->known = cover;
     s->acks++;
     amcc_pgmcc_window_ack (s, 1);
     return;
@@ -231,11 +233,14 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
   int32_t d = (int32_t) (a->fb.rx_max - s->ack_hi);
   if (d > 0) {
     s->seen = d >= 64 ? 0 : s->seen << d;
+    s->known = d >= 64 ? 0 : s->known << d;
     s->ack_hi = a->fb.rx_max;
   } else {
     uint32_t back = s->ack_hi - a->fb.rx_max;   /* unsigned: d may be INT32_MIN */
     mask = back >= 64 ? 0 : mask << back;
+    cover = back >= 64 ? 0 : cover << back;
   }
+  s->known |= cover;
   fresh = popcount64 (mask & ~s->seen);
   s->seen |= mask;
   lost = judge_losses (s);

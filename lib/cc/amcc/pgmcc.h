@@ -114,6 +114,7 @@ struct amcc_pgmcc_sender {
   bool ack_started, holding;
   uint32_t ack_hi, judged, recover;   /* highest acked; judged up to; hold until past recover */
   uint64_t seen;                      /* bit i: ack_hi - i reported received */
+  uint64_t known;                     /* bit i: ack_hi - i covered by some ACK (else unknown) */
   uint64_t acks, losses, reactions, timeouts;
   amcc_time last_ack, timeout_at;     /* AMCC_TIME_NONE before the first ACK */
   double srtt_s;                      /* acker RTT in seconds, 0 = none yet */
