@@ -177,18 +177,22 @@ new_acker (struct amcc_pgmcc_sender *s, amcc_time now, uint32_t ssrc, double p, 
 /* Losses among the sequence numbers that became old enough: a hole followed by dupthresh later
  * numbers. Only those within the 64 remembered are judged (older ones: unknown, not lost). */
 static uint32_t
-judge_losses (struct amcc_pgmcc_sender *s)
+judge_losses (struct amcc_pgmcc_sender *s, uint32_t *after_hold)
 {
   uint32_t upto = s->ack_hi - s->p.dupthresh, n = 0;
 
+  *after_hold = 0;
   if ((int32_t) (upto - s->judged) <= 0)
     return 0;
   uint32_t from = s->judged + 1;
   if (s->ack_hi - from >= 64)
     from = s->ack_hi - 63;
   for (uint32_t x = from; (int32_t) (x - upto) <= 0; x++)
-    if (((s->known & ~s->seen) >> (s->ack_hi - x)) & 1)
+    if (((s->known & ~s->seen) >> (s->ack_hi - x)) & 1) {
       n++;                      /* covered by an ACK and not received */
+      if (!s->holding || (int32_t) (x - s->recover) > 0)
+        (*after_hold)++;        /* sent after the last reaction: a new congestion event */
+    }
   s->judged = upto;
   return n;
 }
@@ -208,7 +212,7 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
   double us = echo_rtt_us (now, &a->fb);
   uint64_t mask = ((uint64_t) a->bitmap << 1) | 1;     /* bit i: rx_max - i */
   uint64_t cover = (UINT64_C (1) << 33) - 1;           /* rx_max and the 32 before it */
-  uint32_t fresh, lost;
+  uint32_t fresh, lost, fresh_event;
 
   if (us >= 0) {
     double x = us / 1e6;
@@ -226,6 +230,7 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
     s->ack_hi = s->judged = a->fb.rx_max;
     s->seen = mask;
     s->known = cover;
+    s->received = a->received;
     s->acks++;
     amcc_pgmcc_window_ack (s, 1);
     return;
@@ -243,12 +248,20 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
   s->known |= cover;
   fresh = popcount64 (mask & ~s->seen);
   s->seen |= mask;
-  lost = judge_losses (s);
+  /* the received counter: packets acknowledged also where no bitmap reached (ACKs more than
+   * 33 packets apart, lost ACKs); at most what the sequence numbers allow */
+  uint32_t delta = a->received - s->received;
+  if (d > 0 && (int32_t) delta > 0 && delta <= (uint32_t) d + 32) {
+    fresh = delta > fresh ? delta : fresh;
+    s->received = a->received;
+  } else if (d > 0)
+    s->received = a->received; /* implausible: resynchronise, count the bitmap's only */
+  lost = judge_losses (s, &fresh_event);
   s->losses += lost;
   s->acks += fresh;
   if (s->holding && (int32_t) (s->ack_hi - s->recover) > 0)
     s->holding = false;         /* past what was in flight at the last reaction: one RTT */
-  if (lost && !s->holding) {
+  if (fresh_event) {            /* a loss of a packet sent after the last reaction */
     amcc_pgmcc_window_loss (s);
     s->reactions++;
     s->holding = true;

@@ -81,7 +81,8 @@ struct amcc_pgmcc_feedback {          /* subtype 2; the first fields of subtype 
 struct amcc_pgmcc_ack {               /* subtype 1 */
   struct amcc_pgmcc_feedback fb;
   uint32_t bitmap;                    /* bit i: rx_max - 1 - i was received (i = 0..31) */
-  uint32_t received;                  /* packets received so far, mod 2^32 */
+  uint32_t received;                  /* packets received so far, mod 2^32: the cumulative
+                                         part, counts what the bitmaps miss between ACKs */
 };
 
 /* Encoders return the bytes written or AMCC_ERR_PARAM / AMCC_ERR_NOSPACE; decoders AMCC_OK or
@@ -115,6 +116,7 @@ struct amcc_pgmcc_sender {
   uint32_t ack_hi, judged, recover;   /* highest acked; judged up to; hold until past recover */
   uint64_t seen;                      /* bit i: ack_hi - i reported received */
   uint64_t known;                     /* bit i: ack_hi - i covered by some ACK (else unknown) */
+  uint32_t received;                  /* the acker's received counter in its last ACK */
   uint64_t acks, losses, reactions, timeouts;
   amcc_time last_ack, timeout_at;     /* AMCC_TIME_NONE before the first ACK */
   double srtt_s;                      /* acker RTT in seconds, 0 = none yet */
