@@ -7,9 +7,10 @@
  *   - subtype 0, sender: names the current acker; appended to every sender RTCP packet, and the
  *     sender asks for an early one when the acker changed.
  *   - subtype 1, ACK: the acker's, in early RTCP packets (AVPF): the highest sequence number
- *     received, a 32-bit bitmap of the 32 before it, a received-packet counter, the loss rate and
- *     the echo of the sender timestamp of that packet. One ACK covers every packet since the last
- *     (at most one per params.ack_interval_min), not one ACK per packet as in the paper.
+ *     received, a 32-bit bitmap of the 32 before it (losses), a cumulative received-packet
+ *     counter (the count acknowledged, also beyond the bitmap), the loss rate and the echo of
+ *     the sender timestamp of that packet. One ACK covers every packet since the last (at most
+ *     one per params.ack_interval_min), not one ACK per packet as in the paper.
  *   - subtype 2, report: every other receiver's loss rate and echo, at its RTCP interval (the
  *     paper's NAKs carry the same fields).
  *   - the sender timestamp is the send-time header extension (amcc_packet.send_time): the sender
