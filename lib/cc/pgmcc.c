@@ -26,7 +26,7 @@ amcc_pgmcc_params_init (struct amcc_pgmcc_params *p)
   p->max_rate_bps = 1e12;
 }
 
-/* Rizzo eq. 1: the TCP throughput up to a constant, 1 / (RTT sqrt(p)). */
+/* Rizzo's simplified TCP throughput up to a constant, 1 / (RTT sqrt(p)). */
 double
 amcc_pgmcc_throughput (double rtt, double p)
 {
@@ -35,7 +35,7 @@ amcc_pgmcc_throughput (double rtt, double p)
   return 1.0 / (rtt * sqrt (p));
 }
 
-/* Rizzo 3.2: switch to a receiver whose throughput is below c times the acker's. */
+/* Rizzo's election: switch to a receiver whose throughput is below c times the acker's. */
 bool
 amcc_pgmcc_should_switch (double cand_rtt, double cand_p, double acker_rtt, double acker_p,
     double c)
@@ -126,7 +126,7 @@ amcc_pgmcc_sender_rtt_packets (const struct amcc_pgmcc_sender *s, amcc_time now,
 }
 
 /* n new ACKs: slow start W += 1 (tokens + 2), congestion avoidance W += 1/W (tokens + 1 + 1/W)
- * per packet acked (Rizzo 3.1; OpenPGM counts the same); tokens never above W. */
+ * per packet acked (TCP's rule; OpenPGM counts the same); tokens never above W. */
 void
 amcc_pgmcc_window_ack (struct amcc_pgmcc_sender *s, uint32_t n)
 {
@@ -290,7 +290,7 @@ amcc_pgmcc_sender_on_feedback (struct amcc_pgmcc_sender *s, amcc_time now, uint3
   double rtt = amcc_pgmcc_sender_rtt_packets (s, now, fb);
 
   if (!s->has_acker)
-    new_acker (s, now, ssrc, fb->loss, rtt);    /* none: the first to speak (Rizzo 3.2) */
+    new_acker (s, now, ssrc, fb->loss, rtt);    /* none: the first to speak (OpenPGM) */
   else if (ssrc == s->acker) {
     s->acker_p = fb->loss;
     if (rtt >= 0)

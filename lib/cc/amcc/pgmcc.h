@@ -1,4 +1,4 @@
-/* pgmcc.h - PGMCC (Rizzo, SIGCOMM 2000; draft-ietf-rmt-bb-pgmcc), the second comparator for
+/* pgmcc.h - PGMCC (Rizzo, SIGCOMM 2000; draft-ietf-rmt-bb-pgmcc), the third protocol (second comparator) for
  * ASMP: a TCP-like window W with tokens T, clocked by the ACKs of one receiver, the acker, which
  * the sender elects from every receiver's loss rate and RTT. The protocol restated: docs/pgmcc.md.
  *
@@ -98,7 +98,7 @@ int amcc_pgmcc_ack_encode (const struct amcc_pgmcc_ack *in, uint8_t *buf, size_t
 int amcc_pgmcc_ack_decode (struct amcc_pgmcc_ack *out, const uint8_t *buf, size_t len);
 
 /* ---- the equations -------------------------------------------------------------------------- */
-/* Throughput up to a constant, 1 / (RTT sqrt(p)) (Rizzo eq. 1); INFINITY when p = 0. */
+/* Throughput up to a constant, 1 / (RTT sqrt(p)) (Rizzo); INFINITY when p = 0. */
 double amcc_pgmcc_throughput (double rtt, double p);
 /* The acker switch rule: candidate's throughput < c x the acker's. */
 bool amcc_pgmcc_should_switch (double cand_rtt, double cand_p, double acker_rtt, double acker_p,
