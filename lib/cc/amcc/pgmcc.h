@@ -1,5 +1,5 @@
-/* pgmcc.h - PGMCC (Rizzo, SIGCOMM 2000; draft-ietf-rmt-bb-pgmcc), the third protocol (second comparator) for
- * ASMP: a TCP-like window W with tokens T, clocked by the ACKs of one receiver, the acker, which
+/* pgmcc.h - PGMCC (Rizzo, SIGCOMM 2000; draft-ietf-rmt-bb-pgmcc), the second comparator for
+ * ASMP after TFMCC: a TCP-like window W with tokens T, clocked by the ACKs of one receiver, the acker, which
  * the sender elects from every receiver's loss rate and RTT. The protocol restated: docs/pgmcc.md.
  *
  * Transport (read this first, element writers):
