@@ -12,6 +12,7 @@ static const amcc_protocol *const registry[] = {
   &amcc_asmp_protocol,
   &amcc_tfmcc_protocol,
   &amcc_assp_protocol,
+  &amcc_pgmcc_protocol,
 };
 #define N_PROTOCOLS (sizeof registry / sizeof registry[0])
 

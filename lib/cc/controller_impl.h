@@ -69,5 +69,6 @@ double amcc_ctl_uniform (uint64_t *state);
 extern const amcc_protocol amcc_asmp_protocol;
 extern const amcc_protocol amcc_tfmcc_protocol;
 extern const amcc_protocol amcc_assp_protocol;
+extern const amcc_protocol amcc_pgmcc_protocol;
 
 #endif

@@ -6,8 +6,8 @@
  *   UBSAN_OPTIONS=halt_on_error=1 B/tests/cc/fuzz_wire -max_total_time=300 CORPUS_DIR
  * The first input byte picks a target:
  *   0: every decoder on the rest (APP framing, compound walk, ASMP report/echo, ASSP table,
- *      TFMCC sender fields/report, raw and as APP packets); whatever decodes must re-encode and decode to the
- *      same value;
+ *      TFMCC sender fields/report, raw and as APP packets, PGMCC sender/report/ACK); whatever
+ *      decodes must re-encode and decode to the same value;
  *   1: an ASMP receiver and sender driven by records (RTP packets with arbitrary timestamps and
  *      send times, reports, echoes) with a monotone clock;
  *   2: a TFMCC receiver and sender driven the same way, sender fields and reports going
@@ -25,6 +25,7 @@
 #include "amcc/asmp.h"
 #include "amcc/assp.h"
 #include "amcc/controller.h"
+#include "amcc/pgmcc.h"
 #include "amcc/rtt.h"
 #include "amcc/rtcp_app.h"
 #include "amcc/tcpmodel.h"
@@ -110,6 +111,23 @@ decoders (const uint8_t *d, size_t n)
   REQUIRE (m < 0 || (size_t) m <= n);
   (void) amcc_tfmcc_sender_info_find_app (&si, &ssrc, d, n);
   (void) amcc_tfmcc_report_find_app (&rp, &ssrc, d, n);
+
+  struct amcc_pgmcc_sender_info pi, pi2;      /* PGMCC: decoded payloads re-encode exactly */
+  struct amcc_pgmcc_feedback pf, pf2;
+  struct amcc_pgmcc_ack pa, pa2;
+  if (amcc_pgmcc_sender_info_decode (&pi, d, n) == AMCC_OK) {
+    REQUIRE (amcc_pgmcc_sender_info_encode (&pi, buf, sizeof buf) == (int) n);
+    REQUIRE (memcmp (buf, d, n) == 0 && amcc_pgmcc_sender_info_decode (&pi2, buf, n) == AMCC_OK);
+  }
+  if (amcc_pgmcc_report_decode (&pf, d, n) == AMCC_OK) {
+    REQUIRE (pf.loss >= 0 && pf.loss <= 1);
+    REQUIRE (amcc_pgmcc_report_encode (&pf, buf, sizeof buf) == (int) n);
+    REQUIRE (memcmp (buf, d, n) == 0 && amcc_pgmcc_report_decode (&pf2, buf, n) == AMCC_OK);
+  }
+  if (amcc_pgmcc_ack_decode (&pa, d, n) == AMCC_OK) {
+    REQUIRE (amcc_pgmcc_ack_encode (&pa, buf, sizeof buf) == (int) n);
+    REQUIRE (memcmp (buf, d, n) == 0 && amcc_pgmcc_ack_decode (&pa2, buf, n) == AMCC_OK);
+  }
 }
 
 static void
@@ -290,6 +308,8 @@ controller (src *s)
         const char *name = names[take (s, 1) % 5];
         (void) amcc_sender_on_app (tx, now, (uint32_t) take (s, 1), name, op >> 3, buf, len);
         (void) amcc_receiver_on_app (rx, now, (uint32_t) take (s, 1), name, op >> 3, buf, len);
+        (void) amcc_sender_on_app (tx, now, 3, "PGMC", op >> 3, buf, len);      /* PGMCC's */
+        (void) amcc_receiver_on_app (rx, now, 3, "PGMC", op >> 3, buf, len);
         break;
       }
       case 6:

@@ -304,7 +304,7 @@ test_registry (void)
   const amcc_protocol *a = amcc_protocol_find ("asmp"), *t = amcc_protocol_find ("tfmcc");
   amcc_ctl_config c;
 
-  AMT_CHECK (a && t && a != t && amcc_protocol_find ("pgmcc") == NULL);
+  AMT_CHECK (a && t && a != t && amcc_protocol_find ("nosuch") == NULL);
   AMT_CHECK (amcc_protocol_find (NULL) == NULL && amcc_protocol_find ("asm") == NULL);
   AMT_CHECK (amcc_protocol_count () >= 2 && amcc_protocol_at (0) == a
       && amcc_protocol_at (amcc_protocol_count ()) == NULL);
@@ -331,9 +331,10 @@ check_rise_and_fall (const amcc_protocol *p)
   r_clean = rate (&S);
   for (int i = 0; i < S.nn; i++)
     S.n[i].loss = 0.05;
-  sim_run (&S, 45 * SEC);
-  r_lossy = rate (&S);
-  printf ("  %s: start %.0f, clean 15 s %.0f, 5 %% loss 45 s %.0f bit/s\n", p->name, r0,
+  sim_run (&S, 40 * SEC);
+  r_lossy = mean_rate (&S, 45 * SEC);   /* a mean: a window protocol's sawtooth (PGMCC) spans
+                                           0.25-2.8 Mbit/s here, as TCP's would */
+  printf ("  %s: start %.0f, clean 15 s %.0f, 5 %% loss mean of 40-45 s %.0f bit/s\n", p->name, r0,
       r_clean, r_lossy);
   CHECK (r_clean > 2 * r0);
   CHECK (r_lossy < 0.5 * r_clean);

@@ -14,6 +14,10 @@
 #if __has_include(<amcc/tfmcc.h>)
 #include <amcc/tfmcc.h>
 #endif
+#if __has_include(<amcc/pgmcc.h>)
+#include <amcc/pgmcc.h>
+#define HAVE_PGMCC 1
+#endif
 #endif
 #include <cstring>
 #include "amtest.h"
@@ -42,6 +46,12 @@ test_cpp_calls (void)
   amcc_sender *snd = amcc_sender_new (amcc_protocol_find ("tfmcc"), &c, 0);
   AMT_CHECK (snd != nullptr && amcc_sender_rate (snd, 0) == c.initial_bps);
   amcc_sender_free (snd);
+#ifdef HAVE_PGMCC
+  AMT_NEAR (amcc_pgmcc_throughput (10, 0.01), 1, 1e-12);          // test_pgmcc.c hand value
+  snd = amcc_sender_new (amcc_protocol_find ("pgmcc"), &c, 0);
+  AMT_CHECK (snd != nullptr && amcc_sender_rate (snd, 0) == c.initial_bps);
+  amcc_sender_free (snd);
+#endif
 }
 
 int
