@@ -17,6 +17,7 @@ class Protocol:
     sender_props: dict = field(default_factory=dict)    # fixed properties that select it
     receiver_props: dict = field(default_factory=dict)
     stats: tuple = ()       # names of the element messages with the ends' statistics
+    pair: bool = True       # one of the seeds' ASMP/TFMCC pair (`--protocol both`)
 
     def sender_desc(self, name="net"):
         """gst-launch fragment of the sending end, linked after the payloader."""
@@ -40,6 +41,11 @@ def names():
     return list(_REGISTRY)
 
 
+def pair():
+    """The seeds' comparison (ASMP and TFMCC): what `--protocol both` runs."""
+    return [n for n, p in _REGISTRY.items() if p.pair]
+
+
 def get(name):
     try:
         return _REGISTRY[name]
@@ -54,6 +60,9 @@ register(Protocol("asmp", "ASMP (papers/000): delay-sensitive alone, TCP-fair ag
 register(Protocol("tfmcc", "TFMCC (RFC 4654), the comparator",
                   sender_props={"protocol": "tfmcc"}, receiver_props={"protocol": "tfmcc"},
                   **_ASMP_ELEMENTS))
+register(Protocol("pgmcc", "PGMCC (Rizzo 2000), window-based comparator followed as a rate "
+                  "(docs/pgmcc.md)", sender_props={"protocol": "pgmcc"},
+                  receiver_props={"protocol": "pgmcc"}, pair=False, **_ASMP_ELEMENTS))
 
 
 def stats_names():
