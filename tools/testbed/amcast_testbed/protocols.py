@@ -17,6 +17,8 @@ class Protocol:
     sender_props: dict = field(default_factory=dict)    # fixed properties that select it
     receiver_props: dict = field(default_factory=dict)
     stats: tuple = ()       # names of the element messages with the ends' statistics
+    # simulcast (ASSP): the ladder, lowest first, as Stream entries; () = one stream
+    streams: tuple = ()
 
     def sender_desc(self, name="net"):
         """gst-launch fragment of the sending end, linked after the payloader."""
@@ -24,6 +26,15 @@ class Protocol:
 
     def receiver_desc(self, name="net"):
         return f"{self.receiver} name={name}"
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One stream of a simulcast: picture size and the sender's rate limits (bit/s)."""
+    width: int
+    height: int
+    min_bps: int
+    max_bps: int
 
 
 _REGISTRY = {}
@@ -54,6 +65,16 @@ register(Protocol("asmp", "ASMP (papers/000): delay-sensitive alone, TCP-fair ag
 register(Protocol("tfmcc", "TFMCC (RFC 4654), the comparator",
                   sender_props={"protocol": "tfmcc"}, receiver_props={"protocol": "tfmcc"},
                   **_ASMP_ELEMENTS))
+
+
+# ASSP (papers/001): the paper's three rate ranges (100-200, 200-500, 600-1000 kbit/s) on the
+# testbed's 640x360 picture scaled by 1/2, 3/4 and 1 (the display size is the top stream's)
+register(Protocol("assp", "ASSP (papers/001): simulcast, each receiver on the highest stream its "
+                  "TCP-friendly rate supports",
+                  sender="asspsimulcast", receiver="asspsrc",
+                  stats=("asmpsink-stats", "asmpsrc-stats"),
+                  streams=(Stream(320, 180, 100000, 200000), Stream(480, 270, 200000, 500000),
+                           Stream(640, 360, 600000, 1000000))))
 
 
 def stats_names():
