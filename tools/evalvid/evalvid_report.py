@@ -24,10 +24,9 @@ SIM_COLS = ['stream_final', 'switches', 'time_on_streams_s']
 
 
 def write_tables(rep, s):
-    cols = RX_COLS + (SIM_COLS + sorted(k for r in s['receivers'] for k in r
-                                        if k.startswith('time_on_stream') and k not in SIM_COLS
-                                        )[:len(s['receivers'][0]['time_on_streams_s'].split('/'))]
-                      if s.get('simulcast') and s['receivers'] else [])
+    cols = RX_COLS + (SIM_COLS + sorted({k for r in s['receivers'] for k in r
+                                         if k.startswith('time_on_stream') and k not in SIM_COLS})
+                      if s.get('simulcast') else [])
     with open(os.path.join(rep, 'receivers.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(cols)
