@@ -79,10 +79,16 @@ def write_plots(rep, runp, s):
     # rate over time: sender state, what each receiver got, competing flows
     fig, ax = plt.subplots(figsize=(9, 4))
     top = 0.0        # the y range follows what was sent and received, not the receivers' computed rates
-    rate = _read(os.path.join(runp, 'sender', 'rate.csv'))
-    if rate:
+    rates = [('sender', _read(os.path.join(runp, 'sender', 'rate.csv')))]
+    k = 0
+    while not rates[0][1] and os.path.isfile(os.path.join(runp, 'sender', f'stream{k}', 'rate.csv')):
+        rates.append((f'stream {k}', _read(os.path.join(runp, 'sender', f'stream{k}', 'rate.csv'))))
+        k += 1      # simulcast: each stream's target and sent rate
+    for who, rate in rates:
+        if not rate:
+            continue
         t = _rel([_num(r['time_s']) for r in rate], t0)
-        for key, label, ls in (('target_bps', 'sender target', '-'), ('sent_bps', 'sender sent', '--')):
+        for key, label, ls in (('target_bps', f'{who} target', '-'), ('sent_bps', f'{who} sent', '--')):
             v = [_num(r[key]) / 1e3 for r in rate]
             ax.plot(t, v, label=label, ls=ls, lw=2 if ls == '-' else 1)
             top = max([top] + [x for x in v if x == x])
