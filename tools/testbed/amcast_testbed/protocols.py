@@ -51,6 +51,11 @@ def names():
     return list(_REGISTRY)
 
 
+def single_stream_names():
+    """The protocols with one stream (not simulcast): what the scenarios compare."""
+    return [n for n, p in _REGISTRY.items() if not p.streams]
+
+
 def get(name):
     try:
         return _REGISTRY[name]
