@@ -46,6 +46,7 @@ struct _GstAsmpSrc {
   GstCaps *caps;
   guint rtcp_interval_ms, latency_ms;
   gchar *trace_dir;
+  gboolean traced;              /* traces opened since trace-dir was set (a re-join appends) */
 
   GstAmCcReceiver *cc;
   GstAmTrace *rd, *stats_csv;
@@ -260,6 +261,7 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
     case PROP_TRACE_DIR:
       g_free (self->trace_dir);
       self->trace_dir = g_value_dup_string (value);
+      self->traced = FALSE;
       break;
     default:
       if (!gst_am_net_config_set_property (&self->net, pspec, value))
@@ -354,13 +356,15 @@ start_locked (GstAsmpSrc * self)
     return FALSE;
   }
   self->last_early = 0;
-  if (self->trace_dir && !gst_am_trace_open_pair (self->trace_dir, "rd.txt", &self->rd,
+  /* in a group (asspsrc) a stream is joined and left again and again: its traces accumulate */
+  if (self->trace_dir && !gst_am_trace_open_pair_full (self->trace_dir, "rd.txt", &self->rd,
           "stats.csv", "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested,mode,queue_s",
-          &self->stats_csv, &err)) {
+          &self->stats_csv, self->group_protocol && self->traced, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, (NULL), ("%s", err->message));
     g_clear_error (&err);
     return FALSE;
   }
+  self->traced = self->trace_dir != NULL;
   return TRUE;
 }
 

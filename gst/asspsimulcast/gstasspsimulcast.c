@@ -92,6 +92,7 @@ static void
 pad_finalize (GObject * object)
 {
   g_free (GST_ASSP_SIMULCAST_PAD (object)->address);
+  gst_clear_object (&GST_ASSP_SIMULCAST_PAD (object)->sink);
   G_OBJECT_CLASS (gst_assp_simulcast_pad_parent_class)->finalize (object);
 }
 
@@ -238,7 +239,7 @@ request_new_pad (GstElement * element, GstPadTemplate * templ, const gchar * nam
   g_free (pname);
   gst_ghost_pad_set_target (GST_GHOST_PAD (p), target);
   p->index = i;
-  p->sink = sink;
+  p->sink = gst_object_ref (sink);     /* the bin's dispose may drop it before the pad */
   p->bin = self;
   gst_pad_add_probe (target, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, key_request_probe, p, NULL);
   gst_object_unref (target);
@@ -269,8 +270,11 @@ release_pad (GstElement * element, GstPad * pad)
   g_mutex_unlock (&self->lock);
   gst_element_remove_pad (element, pad);
   if (sink) {
-    gst_element_set_state (sink, GST_STATE_NULL);
-    gst_bin_remove (GST_BIN (self), sink);
+    if (GST_OBJECT_PARENT (sink) == GST_OBJECT (self)) {     /* not yet removed by dispose */
+      gst_element_set_state (sink, GST_STATE_NULL);
+      gst_bin_remove (GST_BIN (self), sink);
+    }
+    gst_object_unref (sink);
   }
 }
 

@@ -16,6 +16,13 @@ GstAmTrace *
 gst_am_trace_open (const gchar * dir, const gchar * name, const gchar * header,
     GError ** error)
 {
+  return gst_am_trace_open_full (dir, name, header, FALSE, error);
+}
+
+GstAmTrace *
+gst_am_trace_open_full (const gchar * dir, const gchar * name, const gchar * header,
+    gboolean append, GError ** error)
+{
   GstAmTrace *t;
   gchar *path;
   FILE *f;
@@ -26,7 +33,8 @@ gst_am_trace_open (const gchar * dir, const gchar * name, const gchar * header,
     return NULL;
   }
   path = g_build_filename (dir, name, NULL);
-  f = g_fopen (path, "w");
+  /* appending (a stream re-joined): the header is written only into an empty file */
+  f = g_fopen (path, append ? "a" : "w");
   if (!f) {
     g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
         "cannot open %s: %s", path, g_strerror (errno));
@@ -37,7 +45,7 @@ gst_am_trace_open (const gchar * dir, const gchar * name, const gchar * header,
   t = g_new0 (GstAmTrace, 1);
   t->f = f;
   t->path = path;
-  if (header)
+  if (header && (!append || ftell (f) == 0))
     fprintf (f, "%s\n", header);
   return t;
 }
@@ -46,8 +54,16 @@ gboolean
 gst_am_trace_open_pair (const gchar * dir, const gchar * name1, GstAmTrace ** t1,
     const gchar * name2, const gchar * header2, GstAmTrace ** t2, GError ** error)
 {
-  *t1 = gst_am_trace_open (dir, name1, NULL, error);
-  *t2 = *t1 ? gst_am_trace_open (dir, name2, header2, error) : NULL;
+  return gst_am_trace_open_pair_full (dir, name1, t1, name2, header2, t2, FALSE, error);
+}
+
+gboolean
+gst_am_trace_open_pair_full (const gchar * dir, const gchar * name1, GstAmTrace ** t1,
+    const gchar * name2, const gchar * header2, GstAmTrace ** t2, gboolean append,
+    GError ** error)
+{
+  *t1 = gst_am_trace_open_full (dir, name1, NULL, append, error);
+  *t2 = *t1 ? gst_am_trace_open_full (dir, name2, header2, append, error) : NULL;
   if (*t1 && !*t2)
     g_clear_pointer (t1, gst_am_trace_close);
   return *t2 != NULL;

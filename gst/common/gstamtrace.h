@@ -22,6 +22,12 @@ void gst_am_trace_close (GstAmTrace * t);
 /* Opens dir/name1 and dir/name2 (CSV with header2) or neither; FALSE + error on failure. */
 gboolean gst_am_trace_open_pair (const gchar * dir, const gchar * name1, GstAmTrace ** t1,
     const gchar * name2, const gchar * header2, GstAmTrace ** t2, GError ** error);
+/* The same; with append, existing files are extended (a header only into an empty file). */
+GstAmTrace *gst_am_trace_open_full (const gchar * dir, const gchar * name,
+    const gchar * header, gboolean append, GError ** error);
+gboolean gst_am_trace_open_pair_full (const gchar * dir, const gchar * name1,
+    GstAmTrace ** t1, const gchar * name2, const gchar * header2, GstAmTrace ** t2,
+    gboolean append, GError ** error);
 void gst_am_trace_flush (GstAmTrace * t);
 void gst_am_trace_printf (GstAmTrace * t, const gchar * fmt, ...) G_GNUC_PRINTF (2, 3);
 

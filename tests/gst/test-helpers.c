@@ -402,6 +402,47 @@ GST_START_TEST (test_trace_lines)
 }
 GST_END_TEST;
 
+/* a stream re-joined inside asspsrc appends to its traces: the first stay's lines survive and
+ * the CSV header is written once; a plain open still truncates */
+GST_START_TEST (test_trace_append)
+{
+  gchar *dir = g_dir_make_tmp ("amtrace-XXXXXX", NULL);
+  gchar *rd = g_build_filename (dir, "rd.txt", NULL), *st = g_build_filename (dir, "stats.csv", NULL);
+  gchar *text = NULL;
+  GstAmTrace *a, *b;
+  GError *err = NULL;
+  gint stay;
+
+  for (stay = 0; stay < 2; stay++) {
+    fail_unless (gst_am_trace_open_pair_full (dir, "rd.txt", &a, "stats.csv", "time_s,x", &b,
+            stay > 0, &err));
+    gst_am_trace_rd (a, stay ? ON_WALL (2000000000) : ON_WALL (1000000000),
+        gst_am_wide_id (1, stay), 10);
+    gst_am_trace_printf (b, "%d,%d\n", stay, stay);
+    gst_am_trace_close (a);
+    gst_am_trace_close (b);
+  }
+  fail_unless (g_file_get_contents (rd, &text, NULL, NULL));
+  fail_unless_equals_string (text, "1.000000 id 4294967296 udp 10\n2.000000 id 4294967297 udp 10\n");
+  g_free (text);
+  fail_unless (g_file_get_contents (st, &text, NULL, NULL));
+  fail_unless_equals_string (text, "time_s,x\n0,0\n1,1\n");
+  g_free (text);
+  fail_unless (gst_am_trace_open_pair (dir, "rd.txt", &a, "stats.csv", "time_s,x", &b, &err));
+  gst_am_trace_close (a);
+  gst_am_trace_close (b);
+  fail_unless (g_file_get_contents (st, &text, NULL, NULL));
+  fail_unless_equals_string (text, "time_s,x\n");
+  g_free (text);
+  g_unlink (rd);
+  g_unlink (st);
+  g_rmdir (dir);
+  g_free (rd);
+  g_free (st);
+  g_free (dir);
+}
+GST_END_TEST;
+
 static GstBuffer *
 h264_packet (guint16 seq, guint32 ts, guint8 nal)
 {
@@ -474,6 +515,7 @@ helpers_suite (void)
   tcase_add_test (tc, test_rtcp_walk_fuzz);
   tcase_add_test (tc, test_sdp_text);
   tcase_add_test (tc, test_trace_lines);
+  tcase_add_test (tc, test_trace_append);
   tcase_add_test (tc, test_send_trace);
   tcase_add_test (tc, test_source_guard);
   return s;

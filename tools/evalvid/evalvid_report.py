@@ -19,12 +19,19 @@ RX_COLS = ['receiver', 'frames', 'frames_lost', 'frame_loss_pct', 'frames_lost_I
            'mos_mean', 'mos5_pct', 'mos4_pct', 'mos3_pct', 'mos2_pct', 'mos1_pct', 'miv_worst_pct']
 
 
+# simulcast runs (evalvid_simulcast.py) add: the final stream, switches, time on each stream
+SIM_COLS = ['stream_final', 'switches', 'time_on_streams_s']
+
+
 def write_tables(rep, s):
+    cols = RX_COLS + (SIM_COLS + sorted({k for r in s['receivers'] for k in r
+                                         if k.startswith('time_on_stream') and k not in SIM_COLS})
+                      if s.get('simulcast') else [])
     with open(os.path.join(rep, 'receivers.csv'), 'w', newline='') as f:
         w = csv.writer(f)
-        w.writerow(RX_COLS)
+        w.writerow(cols)
         for r in s['receivers']:
-            w.writerow(['' if r.get(c) is None else r.get(c) for c in RX_COLS])
+            w.writerow(['' if r.get(c) is None else r.get(c) for c in cols])
     with open(os.path.join(rep, 'fairness.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(['kind', 'name', 'throughput_bps', 'fair_share_bps', 'fair_share_pct'])
@@ -72,10 +79,16 @@ def write_plots(rep, runp, s):
     # rate over time: sender state, what each receiver got, competing flows
     fig, ax = plt.subplots(figsize=(9, 4))
     top = 0.0        # the y range follows what was sent and received, not the receivers' computed rates
-    rate = _read(os.path.join(runp, 'sender', 'rate.csv'))
-    if rate:
+    rates = [('sender', _read(os.path.join(runp, 'sender', 'rate.csv')))]
+    k = 0
+    while not rates[0][1] and os.path.isfile(os.path.join(runp, 'sender', f'stream{k}', 'rate.csv')):
+        rates.append((f'stream {k}', _read(os.path.join(runp, 'sender', f'stream{k}', 'rate.csv'))))
+        k += 1      # simulcast: each stream's target and sent rate
+    for who, rate in rates:
+        if not rate:
+            continue
         t = _rel([_num(r['time_s']) for r in rate], t0)
-        for key, label, ls in (('target_bps', 'sender target', '-'), ('sent_bps', 'sender sent', '--')):
+        for key, label, ls in (('target_bps', f'{who} target', '-'), ('sent_bps', f'{who} sent', '--')):
             v = [_num(r[key]) / 1e3 for r in rate]
             ax.plot(t, v, label=label, ls=ls, lw=2 if ls == '-' else 1)
             top = max([top] + [x for x in v if x == x])
@@ -147,6 +160,9 @@ def summary_table(s):
            f'{"freeze ms":>11} '
            f'{"delay ms":>13} {"cumjit ms":>9} {"kbit/s":>8} {"fair%":>6} {"PSNR-Y":>7} {"SSIM":>6} '
            f'{"MOS":>5} {"miv%":>5}')
+    sim = s.get('simulcast')
+    if sim:     # simulcast: the stream each receiver ended on, switches, seconds on each stream
+        hdr += f' {"stream":>6} {"sw":>3} {"s on each stream":>16}'
     lines = [f'evalvid-run: {s["run"]}  play-out delay: '
              f'{"none" if s["playout_delay_ms"] is None else str(s["playout_delay_ms"]) + " ms"}', hdr]
     if s['encoded']:
@@ -165,7 +181,12 @@ def summary_table(s):
             f'{int(r["slots_frozen"]):>6} {fz:>11} {d:>13} {_fmt(1e3 * r["cumjitter_max_s"], 1):>9} '
             f'{_fmt(r["throughput_bps"] / 1e3, 0):>8} {_fmt(r.get("fair_share_pct"), 0):>6} '
             f'{_fmt(r.get("psnr_mean_db_y")):>7} {_fmt(r.get("ssim_mean_y"), 3):>6} '
-            f'{_fmt(r.get("mos_mean")):>5} {_fmt(r.get("miv_worst_pct"), 0):>5}')
+            f'{_fmt(r.get("mos_mean")):>5} {_fmt(r.get("miv_worst_pct"), 0):>5}' + (
+                f' {_fmt(r.get("stream_final"), 0):>6} {_fmt(r.get("switches"), 0):>3} '
+                f'{r.get("time_on_streams_s") or "-":>16}' if sim else ''))
+    if sim and s['encoded'] and s['encoded'].get('streams'):
+        lines.append('encoded (no network) at the display size, per stream: PSNR-Y ' + ', '.join(
+            f'{q["stream"]}: {_fmt(q.get("psnr_mean_db_y"))}' for q in s['encoded']['streams']))
     lines += [f'note: {n}' for n in s.get('notes', [])]
     fa = s['fairness']
     lines.append(f'Jain index (receivers + {len(s["flows"])} competing flows): {_fmt(fa["jain_all"], 3)}; '

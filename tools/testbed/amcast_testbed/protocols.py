@@ -18,6 +18,8 @@ class Protocol:
     receiver_props: dict = field(default_factory=dict)
     stats: tuple = ()       # names of the element messages with the ends' statistics
     pair: bool = True       # one of the seeds' ASMP/TFMCC pair (`--protocol both`)
+    # simulcast (ASSP): the ladder, lowest first, as Stream entries; () = one stream
+    streams: tuple = ()
 
     def sender_desc(self, name="net"):
         """gst-launch fragment of the sending end, linked after the payloader."""
@@ -25,6 +27,15 @@ class Protocol:
 
     def receiver_desc(self, name="net"):
         return f"{self.receiver} name={name}"
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One stream of a simulcast: picture size and the sender's rate limits (bit/s)."""
+    width: int
+    height: int
+    min_bps: int
+    max_bps: int
 
 
 _REGISTRY = {}
@@ -46,6 +57,11 @@ def pair():
     return [n for n, p in _REGISTRY.items() if p.pair]
 
 
+def single_stream_names():
+    """The protocols with one stream (not simulcast): what the scenarios can run."""
+    return [n for n, p in _REGISTRY.items() if not p.streams]
+
+
 def get(name):
     try:
         return _REGISTRY[name]
@@ -63,6 +79,16 @@ register(Protocol("tfmcc", "TFMCC (RFC 4654), the comparator",
 register(Protocol("pgmcc", "PGMCC (Rizzo 2000), window-based comparator followed as a rate "
                   "(docs/pgmcc.md)", sender_props={"protocol": "pgmcc"},
                   receiver_props={"protocol": "pgmcc"}, pair=False, **_ASMP_ELEMENTS))
+
+
+# ASSP (papers/001): the paper's three rate ranges (100-200, 200-500, 600-1000 kbit/s) on the
+# testbed's 640x360 picture scaled by 1/2, 3/4 and 1 (the display size is the top stream's)
+register(Protocol("assp", "ASSP (papers/001): simulcast, each receiver on the highest stream its "
+                  "TCP-friendly rate supports",
+                  sender="asspsimulcast", receiver="asspsrc",
+                  stats=("asmpsink-stats", "asmpsrc-stats"),
+                  streams=(Stream(320, 180, 100000, 200000), Stream(480, 270, 200000, 500000),
+                           Stream(640, 360, 600000, 1000000))))
 
 
 def stats_names():
