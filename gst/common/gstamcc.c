@@ -191,6 +191,9 @@ gst_am_cc_guard_pass (GstAmCcCounters * c, GstAmSourceGuard * g, GstBuffer * buf
     case GST_AM_GUARD_FULL:
       c->rtcp_ssrc_full++;
       return FALSE;
+    case GST_AM_GUARD_CROWDED:
+      c->rtcp_host_full++;
+      return FALSE;
     default:
       return TRUE;
   }
@@ -439,6 +442,7 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
       "rtcp-malformed", G_TYPE_UINT64, s->c.rtcp_malformed,
       "rtcp-spoofed", G_TYPE_UINT64, s->c.rtcp_spoofed,
       "rtcp-ssrc-full", G_TYPE_UINT64, s->c.rtcp_ssrc_full,
+      "rtcp-host-full", G_TYPE_UINT64, s->c.rtcp_host_full,
       "app-received", G_TYPE_UINT64, s->c.app_in,
       "app-malformed", G_TYPE_UINT64, s->c.app_malformed,
       "app-unproven", G_TYPE_UINT64, s->c.app_unproven,

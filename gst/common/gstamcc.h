@@ -41,6 +41,7 @@ typedef struct {
   guint64 app_unproven;           /* from an SSRC that has not proven reception yet */
   guint64 rtcp_spoofed;           /* dropped: spoke for an SSRC bound to another address */
   guint64 rtcp_ssrc_full;         /* dropped: a new SSRC with the binding table full */
+  guint64 rtcp_host_full;         /* dropped: a new SSRC from an address with 32 bound */
 } GstAmCcCounters;
 
 /* ---- RTCP helpers (exposed for tests) ---- */

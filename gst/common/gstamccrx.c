@@ -174,6 +174,7 @@ gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now)
       "rtcp-malformed", G_TYPE_UINT64, r->c.rtcp_malformed,
       "rtcp-spoofed", G_TYPE_UINT64, r->c.rtcp_spoofed,
       "rtcp-ssrc-full", G_TYPE_UINT64, r->c.rtcp_ssrc_full,
+      "rtcp-host-full", G_TYPE_UINT64, r->c.rtcp_host_full,
       "app-received", G_TYPE_UINT64, r->c.app_in,
       "app-malformed", G_TYPE_UINT64, r->c.app_malformed, NULL);
   if (amcc_receiver_protocol (r->cc)->max_streams > 1)      /* simulcast: where it is, wants */

@@ -131,6 +131,22 @@ forget_silent (GstAmSourceGuard * g, gint64 now)
       g_hash_table_iter_remove (&it);
 }
 
+/* Live bindings held by an address (a linear scan: it runs only for a new SSRC). */
+static guint
+bound_to (GstAmSourceGuard * g, const guint8 * addr, gsize len, gint64 now)
+{
+  GHashTableIter it;
+  gpointer v;
+  guint n = 0;
+
+  g_hash_table_iter_init (&it, g->bound);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    const Binding *b = v;
+    n += now - b->last <= g->forget_ns && b->len == len && !memcmp (b->addr, addr, len);
+  }
+  return n;
+}
+
 GstAmGuardVerdict
 gst_am_source_guard_check (GstAmSourceGuard * g, GstBuffer * rtcp, gint64 now)
 {
@@ -156,6 +172,8 @@ gst_am_source_guard_check (GstAmSourceGuard * g, GstBuffer * rtcp, gint64 now)
     if (g_hash_table_size (g->bound) + fresh > GST_AM_GUARD_MAX_SSRCS)
       return GST_AM_GUARD_FULL;
   }
+  if (fresh && bound_to (g, addr, len, now) + fresh > GST_AM_GUARD_MAX_PER_HOST)
+    return GST_AM_GUARD_CROWDED;
   for (i = 0; i < n; i++) {
     if (!(b = g_hash_table_lookup (g->bound, GUINT_TO_POINTER (ssrc[i])))) {
       b = g_new0 (Binding, 1);

@@ -349,15 +349,36 @@ GST_START_TEST (test_source_guard)
   fail_unless_equals_int (check_from (g, t, "10.0.0.5", 0x200, 64, 0), GST_AM_GUARD_SPOOFED);
   gst_am_source_guard_free (g);
 
-  /* the cap: new SSRCs beyond it are dropped until silent ones are forgotten */
+  /* the cap: new SSRCs beyond it are dropped until silent ones are forgotten (from 64 hosts:
+   * one host may not bind more than GST_AM_GUARD_MAX_PER_HOST) */
   g = gst_am_source_guard_new (30 * GST_SECOND);
-  for (i = 0; i < GST_AM_GUARD_MAX_SSRCS; i++)
-    fail_unless_equals_int (check_from (g, t, "10.0.0.2", 0x1000 + i, 0, 0), GST_AM_GUARD_PASS);
+  for (i = 0; i < GST_AM_GUARD_MAX_SSRCS; i++) {
+    gchar *host = g_strdup_printf ("10.0.1.%u", i % 64 + 1);
+    fail_unless_equals_int (check_from (g, t, host, 0x1000 + i, 0, 0), GST_AM_GUARD_PASS);
+    g_free (host);
+  }
   fail_unless_equals_int (check_from (g, t, "10.0.0.3", 0x9999, 0, 0), GST_AM_GUARD_FULL);
-  fail_unless_equals_int (check_from (g, t, "10.0.0.2", 0x1000, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.1.1", 0x1000, 0, 0), GST_AM_GUARD_PASS);
   fail_unless_equals_int (check_from (g, t + 31 * GST_SECOND, "10.0.0.3", 0x9999, 0, 0),
       GST_AM_GUARD_PASS);
   fail_unless_equals_int (gst_am_source_guard_size (g), 1);
+  gst_am_source_guard_free (g);
+
+  /* one host cannot grow the member count: past GST_AM_GUARD_MAX_PER_HOST live SSRCs its new
+   * ones are dropped (a whole packet: 0x700 + 31 more would exceed it), other hosts still join,
+   * its BYE or silence makes room again */
+  g = gst_am_source_guard_new (30 * GST_SECOND);
+  for (i = 0; i < GST_AM_GUARD_MAX_PER_HOST - 1; i++)
+    fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x2000 + i, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x700, 31, 0), GST_AM_GUARD_CROWDED);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x3000, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x3001, 0, 0), GST_AM_GUARD_CROWDED);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x2000, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.8", 0x3001, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x2000, 0, 0x2000), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x3002, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t + 31 * GST_SECOND, "10.0.0.7", 0x3003, 0, 0),
+      GST_AM_GUARD_PASS);
   gst_am_source_guard_free (g);
 }
 
