@@ -279,11 +279,13 @@ layered (src *s, const amcc_protocol *p)
     uint8_t op = (uint8_t) take (s, 1);
     now += (amcc_time) take (s, 2) * 10000;       /* 0 .. 655 ms steps */
     slot += op & 4 ? (uint32_t) take (s, 1) : 0;
-    amcc_packet pk = { .ssrc = 0x50 + (op & 15), .seq = (uint16_t) take (s, 2),
-      .bytes = (uint32_t) take (s, 2), .send_time = op & 8 ? now - (amcc_time) take (s, 3) * 1000
-          : (amcc_time) take (s, 8) >> 1,
-      .has_slot = op & 16, .slot = op & 32 ? (uint32_t) take (s, 4) : slot,
-      .slot_flagged = op & 64, .layer = (uint32_t) take (s, 1) % 20 };
+    uint16_t seq = (uint16_t) take (s, 2);           /* taken in this order (seed files) */
+    uint32_t bytes = (uint32_t) take (s, 2);
+    amcc_time sent = op & 8 ? now - (amcc_time) take (s, 3) * 1000 : (amcc_time) (take (s, 8) >> 1);
+    uint32_t at = op & 32 ? (uint32_t) take (s, 4) : slot;
+    uint32_t layer = (uint32_t) take (s, 1) % 20;
+    amcc_packet pk = { .ssrc = 0x50 + (op & 15), .seq = seq, .bytes = bytes, .send_time = sent,
+      .has_slot = op & 16, .slot = at, .slot_flagged = op & 64, .layer = layer };
     amcc_receiver_on_rtp (rx, now, &pk);
     uint32_t n = amcc_receiver_wanted_layers (rx);
     REQUIRE (n >= 1 && n <= (c.layers ? c.layers : AMCC_AVMRC_PAPER_LAYERS));
