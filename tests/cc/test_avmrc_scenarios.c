@@ -29,7 +29,8 @@ typedef struct {
   int buffer;                           /* packets */
   int nc;
   amcc_time join[MAXC], d2[MAXC];
-  amcc_receiver *rx[MAXC];
+  amcc_receiver *rx[MAXC];              /* through the controller interface, or */
+  amcc_avmrc_rx *core[MAXC];            /* VMRC with beta 30 (not a registry entry) directly */
   uint32_t level[MAXC];
   /* bottleneck FIFO: departure times of the packets in it */
   amcc_time fifo[256];
@@ -95,7 +96,14 @@ sim_init (sim *s, const char *proto, int nc, const double *rtt_s, const double *
     s->join[i] = amcc_time_from_s (join_s[i]);
     s->d2[i] = amcc_time_from_s (rtt_s[i] / 2) - D1;
     c.ssrc = 100 + (uint32_t) i;
-    s->rx[i] = amcc_receiver_new (amcc_protocol_find (proto), &c, 0);
+    if (strcmp (proto, "vmrc30") == 0) {
+      amcc_avmrc_params p;
+      amcc_vmrc_params_init (&p, 30);
+      s->core[i] = malloc (sizeof *s->core[i]);
+      amcc_avmrc_rx_init (s->core[i], &p, NULL, 0);
+    } else {
+      s->rx[i] = amcc_receiver_new (amcc_protocol_find (proto), &c, 0);
+    }
     s->level[i] = 0;                    /* not joined yet */
   }
 }
@@ -103,8 +111,10 @@ sim_init (sim *s, const char *proto, int nc, const double *rtt_s, const double *
 static void
 sim_free (sim *s)
 {
-  for (int i = 0; i < s->nc; i++)
+  for (int i = 0; i < s->nc; i++) {
     amcc_receiver_free (s->rx[i]);
+    free (s->core[i]);
+  }
   free (s->ev);
 }
 
@@ -114,6 +124,14 @@ deliver (sim *s, const delivery *d)
   amcc_packet p = { .ssrc = 0x5000 + d->layer, .seq = d->seq, .bytes = d->bytes,
     .send_time = d->sent, .has_slot = 1, .slot = d->slot, .slot_flagged = d->flagged,
     .layer = d->layer };
+  amcc_avmrc_rx *core = s->core[d->client];
+  if (core) {
+    amcc_avmrc_stamp st = { .send_time = d->sent, .slot = d->slot, .flagged = d->flagged,
+      .layer = d->layer };
+    amcc_avmrc_rx_on_packet (core, d->t, d->layer, d->seq, d->bytes, &st);
+    s->level[d->client] = amcc_avmrc_rx_level (core);
+    return;
+  }
   amcc_receiver_on_rtp (s->rx[d->client], d->t, &p);
   s->level[d->client] = amcc_receiver_wanted_layers (s->rx[d->client]);
 }
@@ -208,7 +226,7 @@ run (sim *s, double seconds, int verbose)
     else if (s->good_since == AMCC_TIME_NONE)
       s->good_since = tb;
     burst (s, k, tb, tb >= steady_from);
-    if (verbose > 1) {
+    if (verbose > 1 && s->rx[0]) {
       amcc_receiver_stats st;
       amcc_receiver_get_stats (s->rx[0], tb, &st);
       printf ("## t=%6.1f L=%u mode=%s lmin=%.0f p=%.5f dst=%.4f rtt=%.4f lost=%lld\n",
@@ -229,8 +247,12 @@ run (sim *s, double seconds, int verbose)
       : amcc_time_to_s ((s->good_since > last_join ? s->good_since : last_join) - last_join);
   for (int i = 0; i < s->nc; i++) {
     amcc_receiver_stats st;
-    amcc_receiver_get_stats (s->rx[i], end, &st);
     r.final_level[i] = s->level[i];
+    if (s->core[i]) {
+      r.changes += s->core[i]->adds + s->core[i]->drops;
+      continue;
+    }
+    amcc_receiver_get_stats (s->rx[i], end, &st);
     r.changes += st.stream_ups + st.stream_downs;
   }
   return r;
@@ -241,7 +263,7 @@ static int verbose;
 static void
 report (const char *what, const char *proto, const result *r, int nc)
 {
-  printf ("# %s: %-5s levels", what, proto);
+  printf ("# %s: %-6s levels", what, proto);
   for (int i = 0; i < nc; i++)
     printf (" %u", r->final_level[i]);
   printf (", steady-state loss %.3f %% (all %.3f %%), converged %.1f s, at the optimum %.1f %% "
@@ -263,6 +285,15 @@ compare (const char *what, int nc, const double *rtt, const double *join, result
   report (what, "RMRC", rb, nc);
   sim_free (&a);
   sim_free (&b);
+  /* VMRC, static alpha = beta = 6 and 30 (papers/003 5.4), the same network: reported */
+  static const char *const vm[2] = { "vmrc", "vmrc30" };
+  for (int v = 0; v < 2; v++) {
+    sim c;
+    sim_init (&c, vm[v], nc, rtt, join, 3e6, 80, 7);
+    result rc = run (&c, 300, 0);
+    report (what, vm[v], &rc, nc);
+    sim_free (&c);
+  }
 }
 
 /* Both settle on 7 layers (2916 kb/s fits 3 Mb/s, 4374 does not) and hold it; AVMRC converges
