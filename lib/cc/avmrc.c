@@ -380,7 +380,8 @@ amcc_avmrc_rx_on_packet (amcc_avmrc_rx *r, amcc_time now, uint32_t layer, uint16
       stepped = 1;
     }
     if (stamp->send_time != AMCC_TIME_NONE && now != AMCC_TIME_NONE) {
-      double tsd = amcc_time_to_s (now - stamp->send_time);     /* clock offset cancels */
+      /* in doubles: the two clocks may be far apart (the offset cancels in delta) */
+      double tsd = amcc_time_to_s (now) - amcc_time_to_s (stamp->send_time);
       if (!r->have_tsd) {
         r->have_tsd = 1;
         r->tsd_st = r->tsd_lt = r->tsd_min = tsd;
