@@ -121,14 +121,19 @@ sim_free (sim *s)
 static void
 deliver (sim *s, const delivery *d)
 {
-  amcc_packet p = { .ssrc = 0x5000 + d->layer, .seq = d->seq, .bytes = d->bytes,
-    .send_time = d->sent, .has_slot = 1, .slot = d->slot, .slot_flagged = d->flagged,
-    .layer = d->layer };
+  /* the stamp travels as the header extension's 16 bytes */
+  amcc_avmrc_stamp tx = { .send_time = d->sent, .slot = d->slot, .flagged = d->flagged,
+    .layer = d->layer }, rx;
+  uint8_t ext[AMCC_AVMRC_STAMP_LEN];
+  if (amcc_avmrc_stamp_encode (&tx, ext, sizeof ext) != AMCC_AVMRC_STAMP_LEN
+      || amcc_avmrc_stamp_decode (&rx, ext, sizeof ext) != AMCC_OK)
+    abort ();
+  amcc_packet p = { .ssrc = 0x5000 + rx.layer, .seq = d->seq, .bytes = d->bytes,
+    .send_time = rx.send_time, .has_slot = 1, .slot = rx.slot, .slot_flagged = rx.flagged,
+    .layer = rx.layer };
   amcc_avmrc_rx *core = s->core[d->client];
   if (core) {
-    amcc_avmrc_stamp st = { .send_time = d->sent, .slot = d->slot, .flagged = d->flagged,
-      .layer = d->layer };
-    amcc_avmrc_rx_on_packet (core, d->t, d->layer, d->seq, d->bytes, &st);
+    amcc_avmrc_rx_on_packet (core, d->t, rx.layer, d->seq, d->bytes, &rx);
     s->level[d->client] = amcc_avmrc_rx_level (core);
     return;
   }
