@@ -18,8 +18,8 @@ gst_am_protocol_get_type (void)
     GEnumValue *v = g_new0 (GEnumValue, n + 1);      /* lives as long as the type */
     /* the single-stream protocols: a simulcast one (ASSP) has elements of its own */
     for (i = 0; i < n; i++) {
-      if (amcc_protocol_at (i)->max_streams != 1)
-        continue;
+      if (amcc_protocol_at (i)->max_streams != 1 || amcc_protocol_at (i)->max_layers)
+        continue;       /* layered (AVMRC) has no sender role: elements of its own */
       v[k].value = (gint) i;
       v[k].value_name = amcc_protocol_at (i)->description;
       v[k].value_nick = amcc_protocol_at (i)->name;
@@ -35,7 +35,8 @@ gst_am_protocol_get (gint value)
 {
   const amcc_protocol *p = value >= 0 ? amcc_protocol_at ((gsize) value) : NULL;
 
-  return p && p->max_streams == 1 ? p : amcc_protocol_at (GST_AM_PROTOCOL_DEFAULT);
+  return p && p->max_streams == 1 && !p->max_layers ? p
+      : amcc_protocol_at (GST_AM_PROTOCOL_DEFAULT);
 }
 
 gint

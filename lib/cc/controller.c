@@ -13,6 +13,9 @@ static const amcc_protocol *const registry[] = {
   &amcc_tfmcc_protocol,
   &amcc_assp_protocol,
   &amcc_pgmcc_protocol,
+  &amcc_avmrc_protocol,
+  &amcc_rmrc_protocol,
+  &amcc_vmrc_protocol,
 };
 #define N_PROTOCOLS (sizeof registry / sizeof registry[0])
 
@@ -454,6 +457,11 @@ amcc_receiver_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_
 {
   if (!proto || !proto->receiver || !cfg || !(cfg->rtcp_interval > 0))
     return NULL;
+  if (cfg->layers > AMCC_MAX_LAYERS || (cfg->layers && cfg->layers > proto->max_layers))
+    return NULL;
+  for (uint32_t i = 0; i < cfg->layers; i++)
+    if (!(cfg->layer_bps[i] > (i ? cfg->layer_bps[i - 1] : 0)) || !isfinite (cfg->layer_bps[i]))
+      return NULL;                  /* layer rates: cumulative, increasing, finite */
   amcc_ctl_config c = *cfg;
   if (!c.clock_rate)
     c.clock_rate = 90000;
@@ -489,6 +497,10 @@ amcc_receiver_set_ssrc (amcc_receiver *r, uint32_t ssrc)
 void
 amcc_receiver_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt)
 {
+  if (r->proto->max_layers) {
+    r->proto->receiver->on_rtp (r, now, pkt);       /* one SSRC per layer: all are measured */
+    return;
+  }
   if (r->have_sender && pkt->ssrc != r->sender) {
     if (now - r->sender_last <= r->cfg.rtcp_interval)
       return;                       /* another sender while ours still sends: not measured */
@@ -560,4 +572,10 @@ amcc_receiver_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream)
   if (r->proto->receiver->set_stream)
     r->proto->receiver->set_stream (r, now, stream);
   return AMCC_OK;
+}
+
+uint32_t
+amcc_receiver_wanted_layers (amcc_receiver *r)
+{
+  return r->proto->receiver->wanted_layers ? r->proto->receiver->wanted_layers (r) : 1;
 }

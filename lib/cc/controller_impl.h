@@ -70,5 +70,8 @@ extern const amcc_protocol amcc_asmp_protocol;
 extern const amcc_protocol amcc_tfmcc_protocol;
 extern const amcc_protocol amcc_assp_protocol;
 extern const amcc_protocol amcc_pgmcc_protocol;
+extern const amcc_protocol amcc_avmrc_protocol;
+extern const amcc_protocol amcc_rmrc_protocol;
+extern const amcc_protocol amcc_vmrc_protocol;
 
 #endif

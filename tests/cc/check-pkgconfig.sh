@@ -31,7 +31,15 @@ int main (void)
     const amcc_protocol *p = amcc_protocol_at (i);
     amcc_ctl_config c;
     amcc_sender *s;
+    amcc_receiver *r;
     amcc_ctl_config_init (&c);
+    if (p->max_layers) {          /* receiver-driven layered (AVMRC): the receiver decides */
+      if (p->sender || !(r = amcc_receiver_new (p, &c, 0)))
+        return 1;
+      printf ("%s %u\n", p->name, amcc_receiver_wanted_layers (r));
+      amcc_receiver_free (r);
+      continue;
+    }
     if (!p->sender || !(s = amcc_sender_new (p, &c, 0)))
       return 1;
     printf ("%s %.0f\n", p->name, amcc_sender_rate (s, 0));
@@ -44,5 +52,5 @@ C
 ${CC:-cc} -std=c11 -o "$tmp/drive" "$tmp/drive.c" $flags >"$tmp/cc.log" 2>&1
 check $? "an out-of-tree program compiles and links with those flags alone$( [ -s "$tmp/cc.log" ] && echo ": $(head -3 "$tmp/cc.log")")"
 out=$("$tmp/drive" 2>&1)
-check $? "it drives every registered protocol's sender: $(echo $out)"
+check $? "it drives every registered protocol's sender (a layered one's receiver): $(echo $out)"
 finish

@@ -12,10 +12,12 @@
  *      send times, reports, echoes) with a monotone clock;
  *   2: a TFMCC receiver and sender driven the same way, sender fields and reports going
  *      through the decoders;
+ *      AVMRC's header-extension stamp;
  *   3: the controller interface (amcc/controller.h) of a registered protocol, both roles: RTP
  *      from a few SSRCs (sender changes), SRs recorded and echoed or forged (proofs, eq. 9 on
  *      our clock), report blocks, APPs of every name ours or not (the receiver's own APPs fed to
- *      the sender and back), BYEs, limits changed to anything, silence.
+ *      the sender and back), BYEs, limits changed to anything, silence; a layered protocol
+ *      (AVMRC, RMRC, VMRC: receiver only) gets stamped packets of any layer, slot and time.
  * Invariants: no sanitizer report, rates finite and >= 0, RTTs finite. */
 #include <math.h>
 #include <stdint.h>
@@ -24,6 +26,7 @@
 #include <string.h>
 #include "amcc/asmp.h"
 #include "amcc/assp.h"
+#include "amcc/avmrc.h"
 #include "amcc/controller.h"
 #include "amcc/pgmcc.h"
 #include "amcc/rtt.h"
@@ -127,6 +130,13 @@ decoders (const uint8_t *d, size_t n)
   if (amcc_pgmcc_ack_decode (&pa, d, n) == AMCC_OK) {
     REQUIRE (amcc_pgmcc_ack_encode (&pa, buf, sizeof buf) == (int) n);
     REQUIRE (memcmp (buf, d, n) == 0 && amcc_pgmcc_ack_decode (&pa2, buf, n) == AMCC_OK);
+  }
+  amcc_avmrc_stamp as, as2;                   /* AVMRC: the stamp re-encodes exactly */
+  if (amcc_avmrc_stamp_decode (&as, d, n) == AMCC_OK) {
+    REQUIRE (n == AMCC_AVMRC_STAMP_LEN && as.layer < AMCC_AVMRC_MAX_LAYERS && as.send_time >= 0);
+    REQUIRE (amcc_avmrc_stamp_encode (&as, buf, sizeof buf) == (int) n);
+    REQUIRE (memcmp (buf, d, n) == 0 && amcc_avmrc_stamp_decode (&as2, buf, n) == AMCC_OK);
+    REQUIRE (as2.slot == as.slot && as2.flagged == as.flagged && as2.send_time == as.send_time);
   }
 }
 
@@ -249,10 +259,54 @@ tfmcc (src *s)
   amcc_tfmcc_sender_free (tx);
 }
 
+/* a layered receiver-only protocol: stamped packets of any layer, slot and time */
+static void
+layered (src *s, const amcc_protocol *p)
+{
+  amcc_ctl_config c;
+  amcc_ctl_config_init (&c);
+  if (take (s, 1) & 1) {                      /* the caller's own layer table, valid or not */
+    c.layers = (uint32_t) take (s, 1) % (AMCC_MAX_LAYERS + 2);
+    for (uint32_t i = 0; i < c.layers && i < AMCC_MAX_LAYERS; i++)
+      c.layer_bps[i] = (double) take (s, 3) * (i + 1);
+  }
+  amcc_receiver *rx = amcc_receiver_new (p, &c, 0);
+  if (!rx)
+    return;
+  amcc_time now = 0;
+  uint32_t slot = 0;
+  while (s->n > 0) {
+    uint8_t op = (uint8_t) take (s, 1);
+    now += (amcc_time) take (s, 2) * 10000;       /* 0 .. 655 ms steps */
+    slot += op & 4 ? (uint32_t) take (s, 1) : 0;
+    uint16_t seq = (uint16_t) take (s, 2);           /* taken in this order (seed files) */
+    uint32_t bytes = (uint32_t) take (s, 2);
+    amcc_time sent = op & 8 ? now - (amcc_time) take (s, 3) * 1000 : (amcc_time) (take (s, 8) >> 1);
+    uint32_t at = op & 32 ? (uint32_t) take (s, 4) : slot;
+    uint32_t layer = (uint32_t) take (s, 1) % 20;
+    amcc_packet pk = { .ssrc = 0x50 + (op & 15), .seq = seq, .bytes = bytes, .send_time = sent,
+      .has_slot = op & 16, .slot = at, .slot_flagged = op & 64, .layer = layer };
+    amcc_receiver_on_rtp (rx, now, &pk);
+    uint32_t n = amcc_receiver_wanted_layers (rx);
+    REQUIRE (n >= 1 && n <= (c.layers ? c.layers : AMCC_AVMRC_PAPER_LAYERS));
+    if (op & 128) {
+      amcc_receiver_stats rs;
+      amcc_receiver_get_stats (rx, now, &rs);
+      REQUIRE (!isnan (rs.rate_bps) && rs.rate_bps >= 0 && rs.layers == n);
+      REQUIRE (amcc_receiver_next_app (rx, now, NULL, 0, NULL) == 0);
+    }
+  }
+  amcc_receiver_free (rx);
+}
+
 static void
 controller (src *s)
 {
   const amcc_protocol *p = amcc_protocol_at ((size_t) take (s, 1) % amcc_protocol_count ());
+  if (!p->sender) {
+    layered (s, p);
+    return;
+  }
   amcc_ctl_config c;
   amcc_ctl_config_init (&c);
   c.rtcp_interval = (amcc_time) (take (s, 2) % 5000 + 1) * AMCC_NS_PER_MS;

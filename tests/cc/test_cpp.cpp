@@ -10,6 +10,7 @@
 #include <amcc/asmp.h>
 #include <amcc/pacing.h>
 #include <amcc/controller.h>
+#include <amcc/avmrc.h>
 #if defined(__has_include)
 #if __has_include(<amcc/tfmcc.h>)
 #include <amcc/tfmcc.h>
@@ -52,6 +53,12 @@ test_cpp_calls (void)
   AMT_CHECK (snd != nullptr && amcc_sender_rate (snd, 0) == c.initial_bps);
   amcc_sender_free (snd);
 #endif
+  amcc_receiver *avr = amcc_receiver_new (amcc_protocol_find ("avmrc"), &c, 0);
+  AMT_CHECK (avr != nullptr && amcc_receiver_wanted_layers (avr) == 1);
+  amcc_receiver_free (avr);
+  double cum[AMCC_AVMRC_PAPER_LAYERS];
+  AMT_CHECK (amcc_avmrc_layer_rates (cum, AMCC_AVMRC_PAPER_LAYERS, 256e3, 1.5) == AMCC_OK);
+  AMT_NEAR (cum[8], 6561e3, 1e-6);
 }
 
 int

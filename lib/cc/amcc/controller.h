@@ -24,7 +24,14 @@
  * Streams: a simulcast protocol (ASSP) sends K streams on K groups, one sender controller per
  * stream tied together by amcc_sender_group; its receiver says which stream it wants
  * (amcc_receiver_wanted_stream) and is told when the caller switched (amcc_receiver_set_stream).
- * A single-rate protocol has one stream, 0. */
+ * A single-rate protocol has one stream, 0.
+ * Layers: a receiver-driven layered protocol (AVMRC, RMRC, VMRC: max_layers > 0) takes the
+ * cumulative layers 1..n of a session, each its own RTP session and group (own SSRC and sequence
+ * space), and hears from no sender: its sender role is NULL (the server only stamps packets with
+ * amcc/avmrc.h's slot clock, a plain function) and its receiver sends no APP. The caller hands
+ * over the packets of every layer (amcc_packet's slot fields, from the header extension; the
+ * one-sender filter is off), asks amcc_receiver_wanted_layers after each packet and joins or
+ * leaves groups to match it. The layer rates come in amcc_ctl_config.layer_bps. */
 #ifndef AMCC_CONTROLLER_H
 #define AMCC_CONTROLLER_H
 #include <stddef.h>
@@ -33,6 +40,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define AMCC_MAX_LAYERS 16          /* layers of a layered session (amcc/avmrc.h) */
 
 /* RTP profile the protocol needs from the RTP stack: AVPF when it must send early RTCP
  * (RFC 4585) to work at all, AVP when regular RTCP suffices. */
@@ -52,6 +61,10 @@ typedef struct amcc_ctl_config {
   uint32_t proofs;            /* sender: report blocks proving reception (LSR = one of our recent
                                  SRs, amcc_sender_on_sr_sent) a receiver must have sent before its
                                  APP reports count; 0 = every report counts */
+  /* receiver of a layered protocol: the cumulative rates B_1..B_layers (bit/s, increasing) of
+   * the session's layers; layers = 0: the protocol's default (AVMRC: the paper's 9 layers) */
+  uint32_t layers;
+  double layer_bps[AMCC_MAX_LAYERS];
 } amcc_ctl_config;
 
 /* Fills the defaults: 500 kbit/s in [64 kbit/s, 20 Mbit/s], 1 s RTCP, timeout 0, 90 kHz. */
@@ -82,6 +95,11 @@ typedef struct amcc_packet {
   amcc_time send_time;        /* sender's clock (header extension), AMCC_TIME_NONE if absent */
   int has_extseq;             /* the sender's 32-bit extended sequence number is known */
   uint32_t extseq;
+  /* layered protocols: the sender's stamp (header extension, amcc_avmrc_stamp) */
+  int has_slot;               /* the stamp is present (then send_time is its send time) */
+  uint32_t slot;              /* time slot of the sender's clock */
+  int slot_flagged;           /* an add slot (every n_add-th) */
+  uint32_t layer;             /* 0 = base layer */
 } amcc_packet;
 
 /* A receiver as the sender sees it (stats). */
@@ -114,6 +132,7 @@ typedef struct amcc_receiver_stats {
   uint32_t stream, wanted_stream;     /* the stream received; the one wanted (a switch pending) */
   uint64_t stream_ups, stream_downs;  /* decisions to move up / down */
   double share_bps;           /* the smoothed share the stream decisions use, 0 = none */
+  uint32_t layers;            /* layered protocols: layers subscribed (wanted); 0 otherwise */
 } amcc_receiver_stats;
 
 typedef struct amcc_sender amcc_sender;
@@ -154,6 +173,8 @@ typedef struct amcc_receiver_ops {
   /* streams (optional: single-rate protocols receive stream 0) */
   uint32_t (*wanted_stream) (amcc_receiver *r);
   void (*set_stream) (amcc_receiver *r, amcc_time now, uint32_t stream);
+  /* layers (optional: non-layered protocols take 1) */
+  uint32_t (*wanted_layers) (amcc_receiver *r);
 } amcc_receiver_ops;
 
 typedef struct amcc_protocol {
@@ -163,6 +184,7 @@ typedef struct amcc_protocol {
   uint32_t max_streams;       /* streams a session may have (1: single-rate) */
   const amcc_sender_ops *sender;      /* NULL: role not implemented */
   const amcc_receiver_ops *receiver;
+  uint32_t max_layers;        /* > 0: a layered protocol (see the top of this file); 0: not */
 } amcc_protocol;
 
 /* ---- registry ---- */
@@ -248,6 +270,9 @@ uint32_t amcc_receiver_wanted_stream (amcc_receiver *r);
  * received cancels a pending switch (the caller could not make it) and restarts nothing.
  * AMCC_ERR_PARAM if the protocol has no such stream. */
 int amcc_receiver_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream);
+/* Layered protocols: how many cumulative layers (1..) the receiver wants now; the caller joins
+ * or leaves groups to match it. 1 for every other protocol. */
+uint32_t amcc_receiver_wanted_layers (amcc_receiver *r);
 
 #ifdef __cplusplus
 }
