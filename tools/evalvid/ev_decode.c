@@ -66,6 +66,7 @@ static int bus_error(GstElement *pipe, char *err, size_t errlen)
 }
 
 long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint8_t *feed,
+                    const ev_chunk *given,
                     const ev_yuv_geom *g, ev_picture_fn cb, void *user, char *err, size_t errlen)
 {
   err[0] = 0;
@@ -99,6 +100,8 @@ long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint
       uint8_t *tmp = g_malloc(au[i].len ? au[i].len : 1);
       size_t len = ev_h264_slices_only(stream + au[i].off, au[i].len, tmp);
       b = gst_buffer_new_wrapped(tmp, len);
+    } else if (feed[i] == EV_FEED_BYTES) {
+      b = gst_buffer_new_memdup(given[i].data, given[i].len);
     } else {
       b = gst_buffer_new_memdup(stream + au[i].off, au[i].len);
     }

@@ -99,3 +99,43 @@ size_t ev_h264_slices_only(const uint8_t *au, size_t len, uint8_t *out)
   }
   return w;
 }
+
+size_t ev_h264_received(const uint8_t *au, size_t len, const ev_pkt_part *pic, size_t npic,
+                        bool hdr_ok, uint8_t *out, size_t *cut)
+{
+  /* slice bytes B (NAL units without start codes) and picture payload bytes P */
+  uint64_t B = 0, P = 0;
+  for (size_t s = next_start(au, len, 0); s < len;) {
+    size_t nal = s + 3, e = next_start(au, len, nal), end = e;
+    if (e < len && end > nal && au[end - 1] == 0) end--;
+    int t = nal < len ? au[nal] & 0x1f : 0;
+    if (t >= 1 && t <= 5) B += end - nal;
+    s = e;
+  }
+  for (size_t k = 0; k < npic; k++) P += pic[k].payload;
+  size_t w = 0;
+  uint64_t x = 0;                       /* slice-byte position of the current NAL unit */
+  *cut = 0;
+  for (size_t s = next_start(au, len, 0); s < len;) {
+    size_t nal = s + 3, e = next_start(au, len, nal), end = e;
+    if (e < len && end > nal && au[end - 1] == 0) end--;
+    int t = nal < len ? au[nal] & 0x1f : 0;
+    if (!(t >= 1 && t <= 5)) {
+      if (hdr_ok) { memcpy(out + w, au + s, end - s); w += end - s; }
+      s = e;
+      continue;
+    }
+    uint64_t a = x, b = x + (end - nal), keep = b - a, cum = 0;
+    /* packet k carries slice bytes [B*cum_k/P, B*cum_{k+1}/P): the first lost byte in [a, b) */
+    for (size_t k = 0; P && k < npic; cum += pic[k].payload, k++) {
+      if (pic[k].got || !pic[k].payload) continue;
+      uint64_t lo = B * cum / P, hi = B * (cum + pic[k].payload) / P;
+      if (lo < b && hi > a && (lo > a ? lo - a : 0) < keep) keep = lo > a ? lo - a : 0;
+    }
+    if (keep) { memcpy(out + w, au + s, nal - s + keep); w += nal - s + keep; }
+    *cut += (size_t)(b - a - keep);
+    x = b;
+    s = e;
+  }
+  return w;
+}
