@@ -120,8 +120,9 @@ size_t ev_h264_received(const uint8_t *au, size_t len, const ev_pkt_part *pic, s
     size_t nal = s + 3, e = next_start(au, len, nal), end = e;
     if (e < len && end > nal && au[end - 1] == 0) end--;
     int t = nal < len ? au[nal] & 0x1f : 0;
+    size_t from = s > 0 && au[s - 1] == 0 ? s - 1 : s;   /* with a 4-byte start code's zero */
     if (!(t >= 1 && t <= 5)) {
-      if (hdr_ok) { memcpy(out + w, au + s, end - s); w += end - s; }
+      if (hdr_ok) { memcpy(out + w, au + from, end - from); w += end - from; }
       s = e;
       continue;
     }
@@ -132,7 +133,7 @@ size_t ev_h264_received(const uint8_t *au, size_t len, const ev_pkt_part *pic, s
       uint64_t lo = B * cum / P, hi = B * (cum + pic[k].payload) / P;
       if (lo < b && hi > a && (lo > a ? lo - a : 0) < keep) keep = lo > a ? lo - a : 0;
     }
-    if (keep) { memcpy(out + w, au + s, nal - s + keep); w += nal - s + keep; }
+    if (keep) { memcpy(out + w, au + from, nal - from + keep); w += nal - from + keep; }
     *cut += (size_t)(b - a - keep);
     x = b;
     s = e;
