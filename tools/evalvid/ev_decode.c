@@ -66,7 +66,7 @@ static int bus_error(GstElement *pipe, char *err, size_t errlen)
 }
 
 long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint8_t *feed,
-                    const ev_chunk *given,
+                    const ev_chunk *given, int threads,
                     const ev_yuv_geom *g, ev_picture_fn cb, void *user, char *err, size_t errlen)
 {
   err[0] = 0;
@@ -75,9 +75,9 @@ long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint
   char desc[512];
   snprintf(desc, sizeof desc,
            "appsrc name=src format=time caps=video/x-h264,stream-format=byte-stream,alignment=au "
-           "! h264parse ! avdec_h264 max-errors=-1 output-corrupt=true ! videoconvert "
+           "! h264parse ! avdec_h264 max-errors=-1 output-corrupt=true max-threads=%d ! videoconvert "
            "! video/x-raw,format=%s,width=%d,height=%d ! appsink name=sink sync=false max-buffers=16",
-           g->fmt->alias, g->w, g->h);
+           threads, g->fmt->alias, g->w, g->h);
   GError *ge = NULL;
   GstElement *pipe = gst_parse_launch(desc, &ge);
   if (!pipe) {

@@ -42,9 +42,11 @@ static void usage(FILE *f)
 "  --conceal              decode what arrived of damaged frames too (the concealed view): the\n"
 "                         bytes their picture packets carried, each slice NAL unit up to its\n"
 "                         first lost byte, so the decoder conceals the rest; shown from the\n"
-"                         arrival of their last packet that arrived\n"
+"                         arrival of their last packet that arrived; decoded on one thread\n"
+"                         (FFmpeg's concealment depends on the thread count)\n"
 "  --conceal-csv FILE     per frame: frame,fed,fed_bytes,cut_bytes,decoded,shown (fed: none,\n"
 "                         whole, slices = header packets lost, partial = damaged; implies --conceal)\n"
+"  --fed-h264 FILE        write the bytes fed to the decoder, in frame order (Annex B)\n"
 "  --progress             progress lines on stderr (at most one every 2 s)\n");
 }
 
@@ -147,7 +149,7 @@ static long damaged_frames(ev_receiver *r, const uint8_t *stream, const ev_au *a
 int main(int argc, char **argv)
 {
   const char *sdp = NULL, *rdp = NULL, *stp = NULL, *h264 = NULL, *outp = NULL, *csvp = NULL, *refjson = NULL;
-  const char *fmtname = "yuv420p", *ecsvp = NULL;
+  const char *fmtname = "yuv420p", *ecsvp = NULL, *fedp = NULL;
   int w = 0, h = 0, progress = 0, conceal = 0;
   double pd = -1;
   char fmtbuf[32];
@@ -156,6 +158,7 @@ int main(int argc, char **argv)
     { "size", 1, 0, 's' }, { "format", 1, 0, 'f' }, { "ref-json", 1, 0, 'j' },
     { "playout-delay", 1, 0, 'p' }, { "output", 1, 0, 'o' }, { "frames-csv", 1, 0, 'c' },
     { "progress", 0, 0, 'P' }, { "conceal", 0, 0, 'C' }, { "conceal-csv", 1, 0, 'E' },
+    { "fed-h264", 1, 0, 'F' },
     { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
   int c;
   while ((c = getopt_long(argc, argv, "s:f:p:o:h", opts, NULL)) != -1) {
@@ -173,6 +176,7 @@ int main(int argc, char **argv)
     case 'P': progress = 1; break;
     case 'C': conceal = 1; break;
     case 'E': ecsvp = optarg; conceal = 1; break;
+    case 'F': fedp = optarg; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
@@ -225,7 +229,7 @@ int main(int argc, char **argv)
   if (fd < 0) DIE("%s: %s", tmpl, strerror(errno));
   unlink(tmpl);
   store st = { fd, &g, decoded, r.n, progress, { ev_progress_now(), ev_progress_now() } };
-  long got = ev_decode_h264(stream, au, r.n, feed, given, &g, store_picture, &st, err, sizeof err);
+  long got = ev_decode_h264(stream, au, r.n, feed, given, conceal ? 1 : 0, &g, store_picture, &st, err, sizeof err);
   if (got < 0) DIE("%s: %s", h264, err);
 
   /* 3: schedule with what really decoded, then one picture per slot */
@@ -252,6 +256,21 @@ int main(int argc, char **argv)
     if (!cf) DIE("%s: %s", csvp, strerror(errno));
     ev_frames_write_csv(cf, r.f, r.n);
     if (fclose(cf)) DIE("%s: write error", csvp);
+  }
+  if (fedp) {
+    FILE *ff = fopen(fedp, "wb");
+    if (!ff) DIE("%s: %s", fedp, strerror(errno));
+    uint8_t *tmp = malloc(len ? len : 1);
+    for (size_t i = 0; i < r.n && tmp; i++) {
+      const uint8_t *d = stream + au[i].off;
+      size_t l = au[i].len;
+      if (feed[i] == EV_FEED_NONE) continue;
+      if (feed[i] == EV_FEED_BYTES) { d = given[i].data; l = given[i].len; }
+      else if (feed[i] == EV_FEED_SLICES) { l = ev_h264_slices_only(d, l, tmp); d = tmp; }
+      if (fwrite(d, 1, l, ff) != l) { free(tmp); DIE("%s: write error", fedp); }
+    }
+    free(tmp);
+    if (fclose(ff)) DIE("%s: write error", fedp);
   }
   if (ecsvp) {
     static const char *fed[] = { "none", "whole", "slices", "partial" };
