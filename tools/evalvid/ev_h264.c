@@ -100,8 +100,24 @@ size_t ev_h264_slices_only(const uint8_t *au, size_t len, uint8_t *out)
   return w;
 }
 
+/* A non-slice NAL unit of N bytes arrived if a header packet of that payload size arrived (one NAL
+ * unit per packet, copies from the payloader's config-interval included); with no header packet
+ * of that size it travelled elsewhere, and counts as arrived iff every header packet did. */
+static bool header_nal_arrived(size_t n, const ev_pkt_part *hdr, size_t nhdr)
+{
+  bool matched = false, all = true;
+  for (size_t k = 0; k < nhdr; k++) {
+    all &= hdr[k].got;
+    if (hdr[k].payload == n) {
+      if (hdr[k].got) return true;
+      matched = true;
+    }
+  }
+  return !matched && all;
+}
+
 size_t ev_h264_received(const uint8_t *au, size_t len, const ev_pkt_part *pic, size_t npic,
-                        bool hdr_ok, uint8_t *out, size_t *cut)
+                        const ev_pkt_part *hdr, size_t nhdr, uint8_t *out, size_t *cut)
 {
   /* slice bytes B (NAL units without start codes) and picture payload bytes P */
   uint64_t B = 0, P = 0;
@@ -122,7 +138,7 @@ size_t ev_h264_received(const uint8_t *au, size_t len, const ev_pkt_part *pic, s
     int t = nal < len ? au[nal] & 0x1f : 0;
     size_t from = s > 0 && au[s - 1] == 0 ? s - 1 : s;   /* with a 4-byte start code's zero */
     if (!(t >= 1 && t <= 5)) {
-      if (hdr_ok) { memcpy(out + w, au + from, end - from); w += end - from; }
+      if (header_nal_arrived(end - nal, hdr, nhdr)) { memcpy(out + w, au + from, end - from); w += end - from; }
       s = e;
       continue;
     }

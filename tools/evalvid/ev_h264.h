@@ -28,9 +28,11 @@ typedef struct { uint32_t payload; bool got; } ev_pkt_part;
  * NAL units in order (start codes excluded), packet k a share of those bytes proportional to its
  * payload: exact for one NAL unit per packet or for the AU cut into MTU pieces, within 2 bytes per
  * packet for FU-A fragments. A slice NAL unit is kept up to its first lost byte (its entropy-coded
- * data cannot be resumed after a gap) and dropped if its first byte was lost; the other NAL units
- * (SPS/PPS/SEI/AUD) are kept iff HDR_OK. Writes to OUT (at least LEN bytes), returns the bytes
- * written; *CUT = slice bytes not fed. */
+ * data cannot be resumed after a gap) and dropped if its first byte was lost. The other NAL units
+ * (SPS/PPS/SEI/AUD) travel in the header packets HDR (sd type H), one per packet: one of N bytes is
+ * kept if a header packet of payload N arrived, or, when no header packet has that size (it was
+ * sent elsewhere), iff every header packet arrived. Writes to OUT (at least LEN bytes), returns the
+ * bytes written; *CUT = slice bytes not fed. */
 size_t ev_h264_received(const uint8_t *au, size_t len, const ev_pkt_part *pic, size_t npic,
-                        bool hdr_ok, uint8_t *out, size_t *cut);
+                        const ev_pkt_part *hdr, size_t nhdr, uint8_t *out, size_t *cut);
 #endif

@@ -40,12 +40,14 @@ static void usage(FILE *f)
 "  -o FILE                rebuilt raw video (exactly as many frames as the dump)\n"
 "  --frames-csv FILE      per-frame table (network, schedule, decoded, shown)\n"
 "  --conceal              decode what arrived of damaged frames too (the concealed view): the\n"
-"                         bytes their picture packets carried, each slice NAL unit up to its\n"
-"                         first lost byte, so the decoder conceals the rest; shown from the\n"
-"                         arrival of their last packet that arrived; decoded on one thread\n"
+"                         bytes their packets carried, each slice NAL unit up to its first lost\n"
+"                         byte, header NAL units matched to header packets by size, so the\n"
+"                         decoder conceals the rest; a damaged frame is shown from the\n"
+"                         arrival of its last packet that arrived; decoded on one thread\n"
 "                         (FFmpeg's concealment depends on the thread count)\n"
 "  --conceal-csv FILE     per frame: frame,fed,fed_bytes,cut_bytes,decoded,shown (fed: none,\n"
-"                         whole, slices = header packets lost, partial = damaged; implies --conceal)\n"
+"                         whole, headers = whole picture but header NAL units lost, partial =\n"
+"                         damaged; implies --conceal)\n"
 "  --fed-h264 FILE        write the bytes fed to the decoder, in frame order (Annex B)\n"
 "  --progress             progress lines on stderr (at most one every 2 s)\n");
 }
@@ -100,47 +102,50 @@ static int cmp_pkt(const void *a, const void *b)
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The concealed view: for every frame that lost picture packets but got some, the bytes they
- * carried (ev_h264_received) go to given[i], feed[i] = EV_FEED_BYTES, cut[i] = slice bytes missing,
- * and its arrival (for the schedule) = the last arrival of its packets. Returns the number of such
- * frames, -1 if out of memory. */
+/* The concealed view: every frame that lost packets but got some of its picture is fed what its
+ * packets carried (ev_h264_received): given[i], feed[i] = EV_FEED_BYTES (EV_FEED_AU if that is the
+ * whole AU), cut[i] = slice bytes missing; a damaged frame's arrival (for the schedule) is the
+ * last arrival of its packets. Returns the number of damaged frames fed (cut > 0), -1 if out of
+ * memory. */
 static long damaged_frames(ev_receiver *r, const uint8_t *stream, const ev_au *au, uint8_t *feed,
                            ev_chunk *given, size_t *cut)
 {
   pkt_ref *p = malloc(r->nsd * sizeof *p);
-  ev_pkt_part *part = malloc(r->nsd * sizeof *part);
-  if (!p || !part) { free(p); free(part); return -1; }
+  ev_pkt_part *part = malloc(r->nsd * sizeof *part), *hpart = malloc(r->nsd * sizeof *hpart);
+  long nd = -1;
+  if (!p || !part || !hpart) goto out;
   for (size_t i = 0; i < r->nsd; i++) p[i] = (pkt_ref){ r->sd[i].frame, r->sd[i].id, i };
   qsort(p, r->nsd, sizeof *p, cmp_pkt);          /* by frame, then sequence (the wide id) */
-  long nd = 0;
+  nd = 0;
   for (size_t a = 0, b; a < r->nsd; a = b) {
-    size_t fr = (size_t)p[a].frame, np = 0;
+    size_t fr = (size_t)p[a].frame, np = 0, nh = 0;
     double last = -INFINITY;
-    bool any = false;
+    bool any = false, lost = false;
     for (b = a; b < r->nsd && p[b].frame == p[a].frame; b++) {
       const ev_sd_pkt *q = &r->sd[p[b].idx];
       double t = r->arrival[p[b].idx];
-      if (!isnan(t) && t > last) last = t;
-      if (q->type == 'H') continue;
-      part[np++] = (ev_pkt_part){ q->size > 12 ? q->size - 12 : 0, !isnan(t) };
-      any |= !isnan(t);
+      ev_pkt_part x = { q->size > 12 ? q->size - 12 : 0, !isnan(t) };
+      if (x.got && t > last) last = t;
+      lost |= !x.got;
+      if (q->type == 'H') { hpart[nh++] = x; continue; }
+      part[np++] = x;
+      any |= x.got;
     }
-    if (fr >= r->n || feed[fr] != EV_FEED_NONE || !any) continue;
-    ev_frame *f = &r->f[fr];
+    if (fr >= r->n || !lost || !any) continue;   /* whole, or nothing of its picture arrived */
     uint8_t *buf = malloc(au[fr].len ? au[fr].len : 1);
-    if (!buf) { free(p); free(part); return -1; }
-    size_t len = ev_h264_received(stream + au[fr].off, au[fr].len, part, np,
-                                  f->hdr_packets_rx == f->hdr_packets, buf, &cut[fr]);
+    if (!buf) { nd = -1; goto out; }
+    size_t len = ev_h264_received(stream + au[fr].off, au[fr].len, part, np, hpart, nh, buf, &cut[fr]);
     bool slice = false;                          /* anything of a picture left? */
     for (size_t k = 0; k + 3 < len && !slice; k++)
       if (buf[k] == 0 && buf[k + 1] == 0 && buf[k + 2] == 1) { int t = buf[k + 3] & 0x1f; slice = t >= 1 && t <= 5; }
     if (!slice) { free(buf); continue; }
+    if (len == au[fr].len) { free(buf); feed[fr] = EV_FEED_AU; continue; }   /* lost copies only */
     given[fr] = (ev_chunk){ buf, len };
     feed[fr] = EV_FEED_BYTES;
-    f->arrival = last;
-    nd++;
+    if (cut[fr]) { r->f[fr].arrival = last; nd++; }
   }
-  free(p); free(part);
+out:
+  free(p); free(part); free(hpart);
   return nd;
 }
 
@@ -273,13 +278,13 @@ int main(int argc, char **argv)
     if (fclose(ff)) DIE("%s: write error", fedp);
   }
   if (ecsvp) {
-    static const char *fed[] = { "none", "whole", "slices", "partial" };
+    static const char *fed[] = { "none", "whole", "headers", "headers", "partial" };
     FILE *cf = fopen(ecsvp, "w");
     if (!cf) DIE("%s: %s", ecsvp, strerror(errno));
     fprintf(cf, "frame,fed,fed_bytes,cut_bytes,decoded,shown\n");
     for (size_t i = 0; i < r.n; i++)
-      fprintf(cf, "%zu,%s,%zu,%zu,%d,%d\n", i, fed[feed[i]],
-              feed[i] == EV_FEED_BYTES ? given[i].len : feed[i] == EV_FEED_NONE ? 0 : au[i].len,
+      fprintf(cf, "%zu,%s,%zu,%zu,%d,%d\n", i, fed[feed[i] == EV_FEED_BYTES && cut[i] ? 4 : feed[i]],
+              feed[i] == EV_FEED_BYTES ? given[i].len : feed[i] == EV_FEED_AU ? au[i].len : 0,
               cut[i], decoded[i] ? 1 : 0, r.f[i].shown);
     if (fclose(cf)) DIE("%s: write error", ecsvp);
   }
