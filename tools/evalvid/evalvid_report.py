@@ -121,7 +121,7 @@ def write_plots(rep, runp, s):
     fig.tight_layout(); fig.savefig(os.path.join(rep, 'rate.png'), dpi=100); plt.close(fig)
 
     if s['video']:
-        fig, ax = plt.subplots(figsize=(9, 4))
+        fig, ax = plt.subplots(figsize=(11, 4))
         enc = _read(os.path.join(rep, 'encoded.psnr.csv'))
         ax.plot([_num(r['frame']) for r in enc], [_num(r['psnr_y']) for r in enc], label='encoded (no network)',
                 color='k', lw=.8)
@@ -142,8 +142,9 @@ def write_plots(rep, runp, s):
                 first = False
         for y in (20, 25, 31, 37):
             ax.axhline(y, color='grey', lw=.5, ls=':')
-        ax.set_xlabel('frame'); ax.set_ylabel('PSNR Y (dB, cap 100)'); ax.set_title('PSNR per frame')
-        ax.grid(alpha=.3); ax.legend(fontsize=7)
+        ax.set_xlabel('frame'); ax.set_ylabel('PSNR Y (dB, cap 100)')
+        ax.set_title('PSNR per frame: frozen view (solid, freezes shaded), concealed view (dashed)')
+        ax.grid(alpha=.3); ax.legend(fontsize=7, loc='upper left', bbox_to_anchor=(1.01, 1))
         fig.tight_layout(); fig.savefig(os.path.join(rep, 'psnr.png'), dpi=100); plt.close(fig)
 
         fig, ax = plt.subplots(figsize=(7, 4))
