@@ -22,6 +22,9 @@ RECEIVERS = {
     'p': {'lose_pic': {P_LOST: [1]}},            # 2nd picture packet of P frame 30
     'i': {'lose_pic': {I_LOST: [3]}},            # 4th picture packet of key frame 25
     'pall': {'lose_pic': {P_LOST: [0, 1, 2, 3]}},  # every picture packet of P frame 30
+    # the damaged P frame 120 ms or 160 ms late: on time or late for a 150 ms play-out delay
+    'pon': {'lose_pic': {P_LOST: [1]}, 'extra_delay': {P_LOST: 0.120}},
+    'plate': {'lose_pic': {P_LOST: [1]}, 'extra_delay': {P_LOST: 0.160}},
 }
 
 
@@ -104,6 +107,16 @@ def main(build):
         x = rows['pall']
         check(x['psnr_ec_db'] == x['psnr_mean_db_y'] and x['slots_concealed_ec'] == '0' and x['slots_frozen_ec'] == '1'
               and x['freeze_max_ec_s'] == '0.04', f'pall: same numbers, one frozen slot: {x}')
+
+        # play-out: a damaged frame is shown from the arrival of its last packet that arrived
+        # (20 + 120 ms <= 150 ms: at its slot; 20 + 160 ms > 150 ms: slot 31 already has frame 31)
+        for rx, shown in (('pon', P_LOST), ('plate', P_LOST - 1)):
+            rebuild(build, run, rx, f'{tmp}/{rx}.yuv', True, ['--playout-delay', '150',
+                                                              '--conceal-csv', f'{tmp}/{rx}.ec.csv'])
+            fed = T.read_csv(f'{tmp}/{rx}.ec.csv')
+            check(fed[P_LOST]['fed'] == 'partial' and fed[P_LOST]['shown'] == str(shown)
+                  and fed[P_LOST + 1]['shown'] == str(P_LOST + 1),
+                  f'{rx}: slot 30 shows {fed[P_LOST]["shown"]} (want {shown}), slot 31 {fed[P_LOST + 1]["shown"]}')
 
         # a lossless receiver through --conceal is the plain rebuild, byte for byte
         check(rebuild(build, run, 'clean', f'{tmp}/c1.yuv', False) == rebuild(build, run, 'clean', f'{tmp}/c2.yuv', True),
