@@ -44,19 +44,19 @@ def video_trace(build, sent):
     return rows
 
 
-def make_sd(build, d, fps, hdr=True):
+def make_sd(build, d, fps, hdr=True, mtu=RTP_MTU):
     """Returns packets [(time, id, size, frame, type)] and writes sd.txt. With HDR, every frame
     starts with a header-only packet (type H, like the access-unit delimiter the real payloader
     sends), as asmpsink's trace labels it."""
     pkts, seq = [], 1000
     for n, t, size in video_trace(build, os.path.join(d, 'sent.h264')):
-        k = max(1, -(-size // (RTP_MTU - RTP_HDR)))
+        k = max(1, -(-size // (mtu - RTP_HDR)))
         left = size
         for j in range(k + hdr):
             if hdr and j == 0:
                 payload, typ = 2, 'H'
             else:
-                payload = min(left, RTP_MTU - RTP_HDR) if j < k + hdr - 1 else left
+                payload = min(left, mtu - RTP_HDR) if j < k + hdr - 1 else left
                 left -= payload
                 typ = t
             pkts.append((BASE_T + n / fps + j * 1e-4, (SSRC << 32) | seq, payload + RTP_HDR, n, typ))
@@ -67,19 +67,28 @@ def make_sd(build, d, fps, hdr=True):
     return pkts
 
 
-def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False, lose_hdr=()):
+def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False, lose_hdr=(), lose_pic=None):
     """lose: frames whose last packet is lost; lose_hdr: frames whose header-only (H) packets are
-    lost; extra_delay: {frame: s}; duplicate: frames whose packets arrive twice; reorder: write the
+    lost; lose_pic: {frame: [j, ...]} picture packets j (0-based, in send order) lost; extra_delay: {frame: s}; duplicate: frames whose packets arrive twice; reorder: write the
     lines shuffled in pairs."""
     extra_delay = extra_delay or {}
     lines = []
-    last = {}
+    last, pic = {}, {}
     for i, p in enumerate(pkts):
         last[p[3]] = i
+    lost_pic = set()
+    for i, p in enumerate(pkts):
+        if p[4] != 'H':
+            j = pic.setdefault(p[3], 0)
+            pic[p[3]] = j + 1
+            if j in (lose_pic or {}).get(p[3], ()):
+                lost_pic.add(i)
     for i, (t, pid, size, frame, _) in enumerate(pkts):
         if frame in lose and last[frame] == i:
             continue
         if frame in lose_hdr and pkts[i][4] == 'H':
+            continue
+        if i in lost_pic:
             continue
         a = t + BASE_DELAY + extra_delay.get(frame, 0.0)
         lines.append((a, f'{a:.6f} id {pid} udp {size}\n'))
@@ -94,11 +103,11 @@ def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False, 
         f.writelines(l for _, l in lines)
 
 
-def make_run(build, run, w=176, h=144, frames=75, fps=25, keyint=25, receivers=None):
-    """receivers: {name: make_rd kwargs}. Returns the sd packets."""
+def make_run(build, run, w=176, h=144, frames=75, fps=25, keyint=25, receivers=None, mtu=RTP_MTU):
+    """receivers: {name: make_rd kwargs}; mtu: RTP packet size limit. Returns the sd packets."""
     snd = os.path.join(run, 'sender')
     make_video(snd, w, h, frames, fps, keyint)
-    pkts = make_sd(build, snd, fps)
+    pkts = make_sd(build, snd, fps, mtu=mtu)
     for name, kw in (receivers or {}).items():
         make_rd(os.path.join(run, f'rx-{name}', 'rd.txt'), pkts, **kw)
     return pkts

@@ -262,6 +262,50 @@ static void test_h264_split(void)
   AMT_CHECK(ev_h264_split(junk, sizeof junk, &au, err, sizeof err) == -1);
 }
 
+static void test_h264_received(void)
+{
+  /* SPS (4-byte start code), slice A and slice B of 10 NAL bytes each: 20 slice bytes */
+  static const uint8_t s[] = {
+    0, 0, 0, 1, 0x67, 0x42, 0x00, 0x1e,
+    0, 0, 1, 0x41, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9,
+    0, 0, 1, 0x41, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9,
+  };
+  uint8_t out[sizeof s];
+  size_t cut;
+  ev_pkt_part hlost[1] = { { 2, false } };   /* a lost header packet of another size */
+  /* one slice per packet, all arrived: the AU unchanged */
+  ev_pkt_part two[2] = { { 10, true }, { 10, true } };
+  AMT_CHECK(ev_h264_received(s, sizeof s, two, 2, NULL, 0, out, &cut) == sizeof s && cut == 0);
+  AMT_CHECK(memcmp(out, s, sizeof s) == 0);
+  /* slice B's packet lost: SPS + slice A */
+  two[1].got = false;
+  AMT_CHECK(ev_h264_received(s, sizeof s, two, 2, NULL, 0, out, &cut) == 21 && cut == 10);
+  AMT_CHECK(memcmp(out, s, 21) == 0);
+  /* slice A's packet lost, headers lost: slice B alone, with its start code */
+  two[0].got = false; two[1].got = true;
+  AMT_CHECK(ev_h264_received(s, sizeof s, two, 2, hlost, 1, out, &cut) == 13 && cut == 10);
+  AMT_CHECK(memcmp(out, s + 21, 13) == 0);
+  /* four pieces of 5, the second lost: slice A cut after its 5th byte, slice B whole */
+  ev_pkt_part four[4] = { { 5, true }, { 5, false }, { 5, true }, { 5, true } };
+  AMT_CHECK(ev_h264_received(s, sizeof s, four, 4, NULL, 0, out, &cut) == 8 + 8 + 13 && cut == 5);
+  AMT_CHECK(memcmp(out, s, 16) == 0 && memcmp(out + 16, s + 21, 13) == 0);
+  /* payloads 30 and 10 share the 20 slice bytes as 15 and 5: losing the second cuts B to 5 bytes */
+  ev_pkt_part uneven[2] = { { 30, true }, { 10, false } };
+  AMT_CHECK(ev_h264_received(s, sizeof s, uneven, 2, NULL, 0, out, &cut) == 21 + 8 && cut == 5);
+  AMT_CHECK(memcmp(out, s, 29) == 0);
+  /* header NAL units by size: the SPS (4 bytes) travels in a 4-byte header packet */
+  two[0].got = two[1].got = true;
+  ev_pkt_part h1[2] = { { 2, false }, { 4, true } };    /* its packet arrived, another was lost */
+  AMT_CHECK(ev_h264_received(s, sizeof s, two, 2, h1, 2, out, &cut) == sizeof s && cut == 0);
+  ev_pkt_part h2[3] = { { 4, false }, { 2, true }, { 4, true } };   /* a lost copy, another arrived */
+  AMT_CHECK(ev_h264_received(s, sizeof s, two, 2, h2, 3, out, &cut) == sizeof s);
+  ev_pkt_part h3[2] = { { 4, false }, { 2, true } };    /* its only packet lost */
+  AMT_CHECK(ev_h264_received(s, sizeof s, two, 2, h3, 2, out, &cut) == 26 && memcmp(out, s + 8, 26) == 0);
+  /* nothing arrived: no slice left */
+  ev_pkt_part none[1] = { { 20, false } };
+  AMT_CHECK(ev_h264_received(s, sizeof s, none, 1, hlost, 1, out, &cut) == 0 && cut == 20);
+}
+
 static void test_header_packets(void)
 {
   /* frame 0: H, I, I; frame 1: H, P; frame 2: H only (parameter sets alone) */
@@ -308,6 +352,7 @@ int main(void)
   AMT_RUN(test_trace_errors);
   AMT_RUN(test_match_arrivals);
   AMT_RUN(test_h264_split);
+  AMT_RUN(test_h264_received);
   AMT_RUN(test_header_packets);
   AMT_RUN(test_throughput_bins);
   return amt_summary();

@@ -66,6 +66,7 @@ static int bus_error(GstElement *pipe, char *err, size_t errlen)
 }
 
 long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint8_t *feed,
+                    const ev_chunk *given, int threads,
                     const ev_yuv_geom *g, ev_picture_fn cb, void *user, char *err, size_t errlen)
 {
   err[0] = 0;
@@ -74,9 +75,9 @@ long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint
   char desc[512];
   snprintf(desc, sizeof desc,
            "appsrc name=src format=time caps=video/x-h264,stream-format=byte-stream,alignment=au "
-           "! h264parse ! avdec_h264 max-errors=-1 output-corrupt=true ! videoconvert "
+           "! h264parse ! avdec_h264 max-errors=-1 output-corrupt=true max-threads=%d ! videoconvert "
            "! video/x-raw,format=%s,width=%d,height=%d ! appsink name=sink sync=false max-buffers=16",
-           g->fmt->alias, g->w, g->h);
+           threads, g->fmt->alias, g->w, g->h);
   GError *ge = NULL;
   GstElement *pipe = gst_parse_launch(desc, &ge);
   if (!pipe) {
@@ -99,6 +100,8 @@ long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint
       uint8_t *tmp = g_malloc(au[i].len ? au[i].len : 1);
       size_t len = ev_h264_slices_only(stream + au[i].off, au[i].len, tmp);
       b = gst_buffer_new_wrapped(tmp, len);
+    } else if (feed[i] == EV_FEED_BYTES) {
+      b = gst_buffer_new_memdup(given[i].data, given[i].len);
     } else {
       b = gst_buffer_new_memdup(stream + au[i].off, au[i].len);
     }

@@ -13,10 +13,14 @@
  * (g->frame_bytes). Return non-zero to abort. */
 typedef int (*ev_picture_fn)(size_t frame, const uint8_t *data, void *user);
 
-enum { EV_FEED_NONE, EV_FEED_AU, EV_FEED_SLICES };
-/* Pushes, for every i < n, AU i whole (feed[i] == EV_FEED_AU) or its slices only
- * (EV_FEED_SLICES: its header packets were lost), in frame order. Returns the number of pictures
- * delivered, or -1 with a message in err. */
+enum { EV_FEED_NONE, EV_FEED_AU, EV_FEED_SLICES, EV_FEED_BYTES };
+typedef struct { const uint8_t *data; size_t len; } ev_chunk;
+/* Pushes, for every i < n, AU i whole (feed[i] == EV_FEED_AU), its slices only (EV_FEED_SLICES:
+ * its header packets were lost) or the bytes given[i] (EV_FEED_BYTES: what arrived of a damaged
+ * frame, see ev_h264_received; GIVEN may be NULL if no frame uses it), in frame order. THREADS:
+ * avdec_h264 max-threads (0 = its default, one per core; concealed pictures depend on it, see
+ * docs/evalvid.md). Returns the number of pictures delivered, or -1 with a message in err. */
 long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint8_t *feed,
+                    const ev_chunk *given, int threads,
                     const ev_yuv_geom *g, ev_picture_fn cb, void *user, char *err, size_t errlen);
 #endif

@@ -99,3 +99,60 @@ size_t ev_h264_slices_only(const uint8_t *au, size_t len, uint8_t *out)
   }
   return w;
 }
+
+/* A non-slice NAL unit of N bytes arrived if a header packet of that payload size arrived (one NAL
+ * unit per packet, copies from the payloader's config-interval included); with no header packet
+ * of that size it travelled elsewhere, and counts as arrived iff every header packet did. */
+static bool header_nal_arrived(size_t n, const ev_pkt_part *hdr, size_t nhdr)
+{
+  bool matched = false, all = true;
+  for (size_t k = 0; k < nhdr; k++) {
+    all &= hdr[k].got;
+    if (hdr[k].payload == n) {
+      if (hdr[k].got) return true;
+      matched = true;
+    }
+  }
+  return !matched && all;
+}
+
+size_t ev_h264_received(const uint8_t *au, size_t len, const ev_pkt_part *pic, size_t npic,
+                        const ev_pkt_part *hdr, size_t nhdr, uint8_t *out, size_t *cut)
+{
+  /* slice bytes B (NAL units without start codes) and picture payload bytes P */
+  uint64_t B = 0, P = 0;
+  for (size_t s = next_start(au, len, 0); s < len;) {
+    size_t nal = s + 3, e = next_start(au, len, nal), end = e;
+    if (e < len && end > nal && au[end - 1] == 0) end--;
+    int t = nal < len ? au[nal] & 0x1f : 0;
+    if (t >= 1 && t <= 5) B += end - nal;
+    s = e;
+  }
+  for (size_t k = 0; k < npic; k++) P += pic[k].payload;
+  size_t w = 0;
+  uint64_t x = 0;                       /* slice-byte position of the current NAL unit */
+  *cut = 0;
+  for (size_t s = next_start(au, len, 0); s < len;) {
+    size_t nal = s + 3, e = next_start(au, len, nal), end = e;
+    if (e < len && end > nal && au[end - 1] == 0) end--;
+    int t = nal < len ? au[nal] & 0x1f : 0;
+    size_t from = s > 0 && au[s - 1] == 0 ? s - 1 : s;   /* with a 4-byte start code's zero */
+    if (!(t >= 1 && t <= 5)) {
+      if (header_nal_arrived(end - nal, hdr, nhdr)) { memcpy(out + w, au + from, end - from); w += end - from; }
+      s = e;
+      continue;
+    }
+    uint64_t a = x, b = x + (end - nal), keep = b - a, cum = 0;
+    /* packet k carries slice bytes [B*cum_k/P, B*cum_{k+1}/P): the first lost byte in [a, b) */
+    for (size_t k = 0; P && k < npic; cum += pic[k].payload, k++) {
+      if (pic[k].got || !pic[k].payload) continue;
+      uint64_t lo = B * cum / P, hi = B * (cum + pic[k].payload) / P;
+      if (lo < b && hi > a && (lo > a ? lo - a : 0) < keep) keep = lo > a ? lo - a : 0;
+    }
+    if (keep) { memcpy(out + w, au + from, nal - from + keep); w += nal - from + keep; }
+    *cut += (size_t)(b - a - keep);
+    x = b;
+    s = e;
+  }
+  return w;
+}

@@ -39,6 +39,16 @@ static void usage(FILE *f)
 "  -p, --playout-delay MS absolute play-out delay (default: none, every frame shown at its slot)\n"
 "  -o FILE                rebuilt raw video (exactly as many frames as the dump)\n"
 "  --frames-csv FILE      per-frame table (network, schedule, decoded, shown)\n"
+"  --conceal              decode what arrived of damaged frames too (the concealed view): the\n"
+"                         bytes their packets carried, each slice NAL unit up to its first lost\n"
+"                         byte, header NAL units matched to header packets by size, so the\n"
+"                         decoder conceals the rest; a damaged frame is shown from the\n"
+"                         arrival of its last packet that arrived; decoded on one thread\n"
+"                         (FFmpeg's concealment depends on the thread count)\n"
+"  --conceal-csv FILE     per frame: frame,fed,fed_bytes,cut_bytes,decoded,shown (fed: none,\n"
+"                         whole, headers = whole picture but header NAL units lost, partial =\n"
+"                         damaged; implies --conceal)\n"
+"  --fed-h264 FILE        write the bytes fed to the decoder, in frame order (Annex B)\n"
 "  --progress             progress lines on stderr (at most one every 2 s)\n");
 }
 
@@ -83,20 +93,78 @@ static uint8_t *slurp(const char *path, size_t *len)
   return b;
 }
 
+typedef struct { int32_t frame; uint64_t id; size_t idx; } pkt_ref;
+
+static int cmp_pkt(const void *a, const void *b)
+{
+  const pkt_ref *x = a, *y = b;
+  if (x->frame != y->frame) return x->frame < y->frame ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The concealed view: every frame that lost packets but got some of its picture is fed what its
+ * packets carried (ev_h264_received): given[i], feed[i] = EV_FEED_BYTES (EV_FEED_AU if that is the
+ * whole AU), cut[i] = slice bytes missing; a damaged frame's arrival (for the schedule) is the
+ * last arrival of its packets. Returns the number of damaged frames fed (cut > 0), -1 if out of
+ * memory. */
+static long damaged_frames(ev_receiver *r, const uint8_t *stream, const ev_au *au, uint8_t *feed,
+                           ev_chunk *given, size_t *cut)
+{
+  pkt_ref *p = malloc(r->nsd * sizeof *p);
+  ev_pkt_part *part = malloc(r->nsd * sizeof *part), *hpart = malloc(r->nsd * sizeof *hpart);
+  long nd = -1;
+  if (!p || !part || !hpart) goto out;
+  for (size_t i = 0; i < r->nsd; i++) p[i] = (pkt_ref){ r->sd[i].frame, r->sd[i].id, i };
+  qsort(p, r->nsd, sizeof *p, cmp_pkt);          /* by frame, then sequence (the wide id) */
+  nd = 0;
+  for (size_t a = 0, b; a < r->nsd; a = b) {
+    size_t fr = (size_t)p[a].frame, np = 0, nh = 0;
+    double last = -INFINITY;
+    bool any = false, lost = false;
+    for (b = a; b < r->nsd && p[b].frame == p[a].frame; b++) {
+      const ev_sd_pkt *q = &r->sd[p[b].idx];
+      double t = r->arrival[p[b].idx];
+      ev_pkt_part x = { q->size > 12 ? q->size - 12 : 0, !isnan(t) };
+      if (x.got && t > last) last = t;
+      lost |= !x.got;
+      if (q->type == 'H') { hpart[nh++] = x; continue; }
+      part[np++] = x;
+      any |= x.got;
+    }
+    if (fr >= r->n || !lost || !any) continue;   /* whole, or nothing of its picture arrived */
+    uint8_t *buf = malloc(au[fr].len ? au[fr].len : 1);
+    if (!buf) { nd = -1; goto out; }
+    size_t len = ev_h264_received(stream + au[fr].off, au[fr].len, part, np, hpart, nh, buf, &cut[fr]);
+    bool slice = false;                          /* anything of a picture left? */
+    for (size_t k = 0; k + 3 < len && !slice; k++)
+      if (buf[k] == 0 && buf[k + 1] == 0 && buf[k + 2] == 1) { int t = buf[k + 3] & 0x1f; slice = t >= 1 && t <= 5; }
+    if (!slice) { free(buf); continue; }
+    if (len == au[fr].len) { free(buf); feed[fr] = EV_FEED_AU; continue; }   /* lost copies only */
+    given[fr] = (ev_chunk){ buf, len };
+    feed[fr] = EV_FEED_BYTES;
+    if (cut[fr]) { r->f[fr].arrival = last; nd++; }
+  }
+out:
+  free(p); free(part); free(hpart);
+  return nd;
+}
+
 #define DIE(...) do { fprintf(stderr, "evalvid-rebuild: " __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)
 
 int main(int argc, char **argv)
 {
   const char *sdp = NULL, *rdp = NULL, *stp = NULL, *h264 = NULL, *outp = NULL, *csvp = NULL, *refjson = NULL;
-  const char *fmtname = "yuv420p";
-  int w = 0, h = 0, progress = 0;
+  const char *fmtname = "yuv420p", *ecsvp = NULL, *fedp = NULL;
+  int w = 0, h = 0, progress = 0, conceal = 0;
   double pd = -1;
   char fmtbuf[32];
   static const struct option opts[] = {
     { "sd", 1, 0, 'S' }, { "rd", 1, 0, 'R' }, { "st", 1, 0, 'T' }, { "h264", 1, 0, 'x' },
     { "size", 1, 0, 's' }, { "format", 1, 0, 'f' }, { "ref-json", 1, 0, 'j' },
     { "playout-delay", 1, 0, 'p' }, { "output", 1, 0, 'o' }, { "frames-csv", 1, 0, 'c' },
-    { "progress", 0, 0, 'P' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+    { "progress", 0, 0, 'P' }, { "conceal", 0, 0, 'C' }, { "conceal-csv", 1, 0, 'E' },
+    { "fed-h264", 1, 0, 'F' },
+    { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
   int c;
   while ((c = getopt_long(argc, argv, "s:f:p:o:h", opts, NULL)) != -1) {
     switch (c) {
@@ -111,6 +179,9 @@ int main(int argc, char **argv)
     case 'o': outp = optarg; break;
     case 'c': csvp = optarg; break;
     case 'P': progress = 1; break;
+    case 'C': conceal = 1; break;
+    case 'E': ecsvp = optarg; conceal = 1; break;
+    case 'F': fedp = optarg; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
@@ -152,13 +223,18 @@ int main(int argc, char **argv)
   bool *decoded = calloc(r.n, sizeof *decoded);
   for (size_t i = 0; i < r.n; i++)
     feed[i] = isnan(r.f[i].arrival) ? EV_FEED_NONE : r.f[i].hdr_lost ? EV_FEED_SLICES : EV_FEED_AU;
+  ev_chunk *given = calloc(r.n, sizeof *given);
+  size_t *cut = calloc(r.n, sizeof *cut);
+  long ndamaged = 0;
+  if (!feed || !decoded || !given || !cut) DIE("out of memory");
+  if (conceal && (ndamaged = damaged_frames(&r, stream, au, feed, given, cut)) < 0) DIE("out of memory");
   char tmpl[4096];
   snprintf(tmpl, sizeof tmpl, "%s.XXXXXX", outp);
   int fd = mkstemp(tmpl);
   if (fd < 0) DIE("%s: %s", tmpl, strerror(errno));
   unlink(tmpl);
   store st = { fd, &g, decoded, r.n, progress, { ev_progress_now(), ev_progress_now() } };
-  long got = ev_decode_h264(stream, au, r.n, feed, &g, store_picture, &st, err, sizeof err);
+  long got = ev_decode_h264(stream, au, r.n, feed, given, conceal ? 1 : 0, &g, store_picture, &st, err, sizeof err);
   if (got < 0) DIE("%s: %s", h264, err);
 
   /* 3: schedule with what really decoded, then one picture per slot */
@@ -186,10 +262,45 @@ int main(int argc, char **argv)
     ev_frames_write_csv(cf, r.f, r.n);
     if (fclose(cf)) DIE("%s: write error", csvp);
   }
+  if (fedp) {
+    FILE *ff = fopen(fedp, "wb");
+    if (!ff) DIE("%s: %s", fedp, strerror(errno));
+    uint8_t *tmp = malloc(len ? len : 1);
+    for (size_t i = 0; i < r.n && tmp; i++) {
+      const uint8_t *d = stream + au[i].off;
+      size_t l = au[i].len;
+      if (feed[i] == EV_FEED_NONE) continue;
+      if (feed[i] == EV_FEED_BYTES) { d = given[i].data; l = given[i].len; }
+      else if (feed[i] == EV_FEED_SLICES) { l = ev_h264_slices_only(d, l, tmp); d = tmp; }
+      if (fwrite(d, 1, l, ff) != l) { free(tmp); DIE("%s: write error", fedp); }
+    }
+    free(tmp);
+    if (fclose(ff)) DIE("%s: write error", fedp);
+  }
+  if (ecsvp) {
+    static const char *fed[] = { "none", "whole", "headers", "headers", "partial" };
+    FILE *cf = fopen(ecsvp, "w");
+    if (!cf) DIE("%s: %s", ecsvp, strerror(errno));
+    fprintf(cf, "frame,fed,fed_bytes,cut_bytes,decoded,shown\n");
+    for (size_t i = 0; i < r.n; i++)
+      fprintf(cf, "%zu,%s,%zu,%zu,%d,%d\n", i, fed[feed[i] == EV_FEED_BYTES && cut[i] ? 4 : feed[i]],
+              feed[i] == EV_FEED_BYTES ? given[i].len : feed[i] == EV_FEED_AU ? au[i].len : 0,
+              cut[i], decoded[i] ? 1 : 0, r.f[i].shown);
+    if (fclose(cf)) DIE("%s: write error", ecsvp);
+  }
   size_t complete = 0, frozen = 0;
-  for (size_t i = 0; i < r.n; i++) { complete += feed[i] != EV_FEED_NONE; frozen += r.f[i].shown != (int32_t)i; }
-  fprintf(stderr, "evalvid-rebuild: %zu frames, %zu complete, %ld decoded, %zu slots frozen or black\n",
-          r.n, complete, got, frozen);
+  for (size_t i = 0; i < r.n; i++) {
+    complete += feed[i] == EV_FEED_AU || feed[i] == EV_FEED_SLICES;
+    frozen += r.f[i].shown != (int32_t)i;
+  }
+  if (conceal)
+    fprintf(stderr, "evalvid-rebuild: %zu frames, %zu complete, %ld damaged fed, %ld decoded, %zu slots frozen or black\n",
+            r.n, complete, ndamaged, got, frozen);
+  else
+    fprintf(stderr, "evalvid-rebuild: %zu frames, %zu complete, %ld decoded, %zu slots frozen or black\n",
+            r.n, complete, got, frozen);
+  for (size_t i = 0; i < r.n; i++) free((void *)given[i].data);
+  free(given); free(cut);
   free(pic); free(feed); free(decoded); free(stream); free(au);
   ev_receiver_free(&r);
   return 0;

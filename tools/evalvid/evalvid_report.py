@@ -16,7 +16,12 @@ RX_COLS = ['receiver', 'frames', 'frames_lost', 'frame_loss_pct', 'frames_lost_I
            'fair_share_bps', 'fair_share_pct',
            'psnr_mean_db_y', 'psnr_mean_db_u', 'psnr_mean_db_v', 'psnr_mean_db_avg', 'psnr_mean_db_min',
            'psnr_mse_db_y', 'psnr_mse_db_avg', 'ssim_mean_y', 'ssim_mean_all',
-           'mos_mean', 'mos5_pct', 'mos4_pct', 'mos3_pct', 'mos2_pct', 'mos1_pct', 'miv_worst_pct']
+           'mos_mean', 'mos5_pct', 'mos4_pct', 'mos3_pct', 'mos2_pct', 'mos1_pct', 'miv_worst_pct',
+           # the second, concealed view (what arrived decoded with FFmpeg's error concealment) and
+           # slots whose picture is not the loss-free decode of their frame, in both views
+           'slots_frozen_decoded', 'freeze_max_decoded_s', 'slots_impaired', 'psnr_ec_db', 'psnr_ec_mse_db', 'ssim_ec', 'mos_ec', 'miv_ec_worst_pct',
+           'frames_damaged_fed', 'slots_concealed_ec', 'slots_impaired_ec', 'slots_frozen_ec', 'freezes_ec',
+           'freeze_max_ec_s', 'freeze_p95_ec_s']
 
 
 # simulcast runs (evalvid_simulcast.py) add: the final stream, switches, time on each stream
@@ -116,17 +121,30 @@ def write_plots(rep, runp, s):
     fig.tight_layout(); fig.savefig(os.path.join(rep, 'rate.png'), dpi=100); plt.close(fig)
 
     if s['video']:
-        fig, ax = plt.subplots(figsize=(9, 4))
+        fig, ax = plt.subplots(figsize=(11, 4))
         enc = _read(os.path.join(rep, 'encoded.psnr.csv'))
         ax.plot([_num(r['frame']) for r in enc], [_num(r['psnr_y']) for r in enc], label='encoded (no network)',
                 color='k', lw=.8)
         for n in names:
             p = _read(os.path.join(rep, f'{n}.psnr.csv'))
-            ax.plot([_num(r['frame']) for r in p], [_num(r['psnr_y']) for r in p], label=n, lw=.8)
+            line, = ax.plot([_num(r['frame']) for r in p], [_num(r['psnr_y']) for r in p], label=f'{n} (frozen)',
+                            lw=.8)
+            pe = _read(os.path.join(rep, f'{n}.psnr_ec.csv'))
+            if pe:
+                ax.plot([_num(r['frame']) for r in pe], [_num(r['psnr_y']) for r in pe], lw=.8, ls='--',
+                        color=line.get_color(), label=f'{n} (concealed)')
+            # freeze episodes of the frozen view: runs of slots that do not show their own frame
+            fr = _read(os.path.join(rep, f'{n}.frames.csv'))
+            first = True
+            for a, b in _runs([int(r['frame']) != int(r['shown']) for r in fr if r.get('shown')]):
+                ax.axvspan(a - .5, b - .5, color=line.get_color(), alpha=.15, lw=0,
+                           label=f'{n} freezes' if first else None)
+                first = False
         for y in (20, 25, 31, 37):
             ax.axhline(y, color='grey', lw=.5, ls=':')
-        ax.set_xlabel('frame'); ax.set_ylabel('PSNR Y (dB, cap 100)'); ax.set_title('PSNR per frame')
-        ax.grid(alpha=.3); ax.legend(fontsize=7)
+        ax.set_xlabel('frame'); ax.set_ylabel('PSNR Y (dB, cap 100)')
+        ax.set_title('PSNR per frame: frozen view (solid, freezes shaded), concealed view (dashed)')
+        ax.grid(alpha=.3); ax.legend(fontsize=7, loc='upper left', bbox_to_anchor=(1.01, 1))
         fig.tight_layout(); fig.savefig(os.path.join(rep, 'psnr.png'), dpi=100); plt.close(fig)
 
         fig, ax = plt.subplots(figsize=(7, 4))
@@ -151,6 +169,18 @@ def write_plots(rep, runp, s):
         fig.tight_layout(); fig.savefig(os.path.join(rep, fname), dpi=100); plt.close(fig)
 
 
+def _runs(flags):
+    """[(start, end)) of the runs of true flags."""
+    out, start = [], None
+    for k, f in enumerate(flags + [False]):
+        if f and start is None:
+            start = k
+        elif not f and start is not None:
+            out.append((start, k))
+            start = None
+    return out
+
+
 def _ms(v):
     return '-' if v is None or (isinstance(v, float) and math.isnan(v)) else f'{1e3 * v:.0f}'
 
@@ -159,7 +189,7 @@ def summary_table(s):
     hdr = (f'{"receiver":<10} {"frames":>6} {"loss%":>6} {"lostI/P":>8} {"late":>5} {"frozen":>6} '
            f'{"freeze ms":>11} '
            f'{"delay ms":>13} {"cumjit ms":>9} {"kbit/s":>8} {"fair%":>6} {"PSNR-Y":>7} {"SSIM":>6} '
-           f'{"MOS":>5} {"miv%":>5}')
+           f'{"MOS":>5} {"miv%":>5} | {"PSNR-EC":>7} {"SSIM-EC":>7} {"MOS-EC":>6} {"conc":>4} {"frz-EC":>6}')
     sim = s.get('simulcast')
     if sim:     # simulcast: the stream each receiver ended on, switches, seconds on each stream
         hdr += f' {"stream":>6} {"sw":>3} {"s on each stream":>16}'
@@ -170,7 +200,7 @@ def summary_table(s):
         lines.append(f'{"(encoded)":<10} {"":>6} {"":>6} {"":>8} {"":>5} {"":>6} {"":>11} {"":>13} {"":>9} '
                      f'{"":>8} {"":>6} '
                      f'{_fmt(e.get("psnr_mean_db_y")):>7} {_fmt(e.get("ssim_mean_y"), 3):>6} '
-                     f'{_fmt(e.get("mos_mean")):>5} {"":>5}')
+                     f'{_fmt(e.get("mos_mean")):>5} {"":>5} | {"":>7} {"":>7} {"":>6} {"":>4} {"":>6}')
     for r in s['receivers']:
         d = f'{_fmt(1e3 * r["delay_mean_s"] if r["delay_mean_s"] is not None else None, 0)}/' \
             f'{_fmt(1e3 * r["delay_max_s"] if r["delay_max_s"] is not None else None, 0)}'
@@ -181,7 +211,9 @@ def summary_table(s):
             f'{int(r["slots_frozen"]):>6} {fz:>11} {d:>13} {_fmt(1e3 * r["cumjitter_max_s"], 1):>9} '
             f'{_fmt(r["throughput_bps"] / 1e3, 0):>8} {_fmt(r.get("fair_share_pct"), 0):>6} '
             f'{_fmt(r.get("psnr_mean_db_y")):>7} {_fmt(r.get("ssim_mean_y"), 3):>6} '
-            f'{_fmt(r.get("mos_mean")):>5} {_fmt(r.get("miv_worst_pct"), 0):>5}' + (
+            f'{_fmt(r.get("mos_mean")):>5} {_fmt(r.get("miv_worst_pct"), 0):>5} | '
+            f'{_fmt(r.get("psnr_ec_db")):>7} {_fmt(r.get("ssim_ec"), 3):>7} {_fmt(r.get("mos_ec")):>6} '
+            f'{_fmt(r.get("slots_concealed_ec"), 0):>4} {_fmt(r.get("slots_frozen_ec"), 0):>6}' + (
                 f' {_fmt(r.get("stream_final"), 0):>6} {_fmt(r.get("switches"), 0):>3} '
                 f'{r.get("time_on_streams_s") or "-":>16}' if sim else ''))
     if sim and s['encoded'] and s['encoded'].get('streams'):
@@ -209,7 +241,9 @@ def write_markdown(rep, s):
          'black), end-to-end frame delay mean/max, maximum cumulative jitter (papers/002 eq. 4), '
          'received throughput, share of the fair bandwidth (bottleneck / flows on it), mean of the '
          'per-frame luma PSNR (dB, identical frames count 100 dB), mean luma SSIM, mean MOS '
-         '(ITU-R table), worst 25-frame miv window.', '']
+         '(ITU-R table), worst 25-frame miv window; after `|` the concealed view: PSNR-Y, SSIM, MOS '
+         'of what arrived decoded with error concealment (damaged frames too), slots that showed a '
+         'concealed (partly received) frame, slots that did not show their own frame.', '']
     if s['video']:
         L += ['## Quality', '', '| receiver | PSNR Y mean dB | PSNR avg mean dB | PSNR Y of mean MSE | '
               'PSNR avg of mean MSE | min dB | SSIM Y | SSIM all | MOS | 5 % | 4 % | 3 % | 2 % | 1 % |',
@@ -223,6 +257,25 @@ def write_markdown(rep, s):
         L += ['', '"Mean dB" is the mean of per-frame values (EvalVid); "of mean MSE" is what FFmpeg\'s '
               'psnr filter prints as its summary. The encoded row is the sent stream decoded without '
               'network: the loss of quality due to coding alone.', '']
+    if s['video'] and any(r.get('psnr_ec_db') is not None for r in s['receivers']):
+        L += ['## Two views: frozen (EvalVid) and concealed', '',
+              'Frozen: a frame with any lost packet is lost and the last picture stays (EvalVid). '
+              'Concealed: everything that arrived, damaged frames included, decoded by FFmpeg\'s H.264 '
+              'decoder (avdec_h264) with its error concealment, as a receiver that passes damaged '
+              'frames to its decoder would show it. Impaired: slots whose picture is not the loss-free '
+              'decode of their own frame (repeat, concealment or propagated errors).', '',
+              '| receiver | PSNR Y frozen | PSNR Y concealed | SSIM frozen | SSIM concealed | MOS frozen | '
+              'MOS concealed | damaged frames fed | slots concealed | frozen slots (frozen / concealed) | '
+              'impaired slots (frozen / concealed) | longest freeze ms (frozen / concealed) |', '|' + '---|' * 12]
+        for r in s['receivers']:
+            L.append(f'| {r["receiver"]} | {_fmt(r.get("psnr_mean_db_y"))} | {_fmt(r.get("psnr_ec_db"))} | '
+                     f'{_fmt(r.get("ssim_mean_y"), 4)} | {_fmt(r.get("ssim_ec"), 4)} | {_fmt(r.get("mos_mean"))} | '
+                     f'{_fmt(r.get("mos_ec"))} | {_fmt(r.get("frames_damaged_fed"), 0)} | '
+                     f'{_fmt(r.get("slots_concealed_ec"), 0)} | {_fmt(r.get("slots_frozen_decoded"), 0)} / '
+                     f'{_fmt(r.get("slots_frozen_ec"), 0)} | {_fmt(r.get("slots_impaired"), 0)} / '
+                     f'{_fmt(r.get("slots_impaired_ec"), 0)} | {_ms(r.get("freeze_max_decoded_s"))} / '
+                     f'{_ms(r.get("freeze_max_ec_s"))} |')
+        L.append('')
     L += ['## Network', '', '| receiver | packets | lost | loss % | dup | delay mean ms | delay max ms | '
           'mean abs jitter ms | max cum. jitter ms | kbit/s |', '|' + '---|' * 10]
     for r in s['receivers']:
@@ -248,6 +301,7 @@ def write_markdown(rep, s):
             L.append(f'![{t}]({p})')
     L += ['', 'Tables: receivers.csv, fairness.csv, NAME.frames.csv (per frame: status, delay, jitter, '
           'shown frame), NAME.psnr.csv (per frame PSNR/MSE/SSIM), NAME.mos.csv (per frame MOS), '
+          'NAME.ec.csv (concealed view: what was fed per frame, shown frame), NAME.psnr_ec.csv, NAME.mos_ec.csv, '
           'NAME.rate.csv, encoded.psnr.csv. '
           'Definitions: docs/evalvid.md.', '']
     with open(os.path.join(rep, 'report.md'), 'w') as f:
