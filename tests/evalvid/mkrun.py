@@ -44,14 +44,33 @@ def video_trace(build, sent):
     return rows
 
 
-def make_sd(build, d, fps, hdr=True, mtu=RTP_MTU):
+def param_set_sizes(sent):
+    """Sizes (start code excluded) of the first SPS and PPS NAL units of an Annex B stream."""
+    data = open(sent, 'rb').read()
+    starts = [i + 3 for i in range(len(data) - 3) if data[i:i + 3] == b'\x00\x00\x01']
+    sizes = {}
+    for k, a in enumerate(starts):
+        end = starts[k + 1] - 3 if k + 1 < len(starts) else len(data)
+        while end > a and data[end - 1] == 0:      # a 4-byte start code's leading zero
+            end -= 1
+        sizes.setdefault(data[a] & 0x1f, end - a)
+    return [sizes[7], sizes[8]]
+
+
+def make_sd(build, d, fps, hdr=True, mtu=RTP_MTU, param_sets=False):
     """Returns packets [(time, id, size, frame, type)] and writes sd.txt. With HDR, every frame
     starts with a header-only packet (type H, like the access-unit delimiter the real payloader
-    sends), as asmpsink's trace labels it."""
+    sends), as asmpsink's trace labels it; with PARAM_SETS a key frame's SPS and PPS follow it in
+    header packets of their own, as rtph264pay config-interval=-1 sends them."""
     pkts, seq = [], 1000
+    ps = param_set_sizes(os.path.join(d, 'sent.h264')) if param_sets else []
     for n, t, size in video_trace(build, os.path.join(d, 'sent.h264')):
         k = max(1, -(-size // (mtu - RTP_HDR)))
         left = size
+        if t == 'I':
+            for m, nal in enumerate(ps):
+                pkts.append((BASE_T + n / fps + m * 1e-5, (SSRC << 32) | seq, nal + RTP_HDR, n, 'H'))
+                seq += 1
         for j in range(k + hdr):
             if hdr and j == 0:
                 payload, typ = 2, 'H'
@@ -67,9 +86,10 @@ def make_sd(build, d, fps, hdr=True, mtu=RTP_MTU):
     return pkts
 
 
-def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False, lose_hdr=(), lose_pic=None):
+def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False, lose_hdr=(), lose_pic=None,
+            lose_small_hdr=()):
     """lose: frames whose last packet is lost; lose_hdr: frames whose header-only (H) packets are
-    lost; lose_pic: {frame: [j, ...]} picture packets j (0-based, in send order) lost; extra_delay: {frame: s}; duplicate: frames whose packets arrive twice; reorder: write the
+    lost; lose_small_hdr: frames whose 2-byte (delimiter-like) header packet is lost; lose_pic: {frame: [j, ...]} picture packets j (0-based, in send order) lost; extra_delay: {frame: s}; duplicate: frames whose packets arrive twice; reorder: write the
     lines shuffled in pairs."""
     extra_delay = extra_delay or {}
     lines = []
@@ -88,6 +108,8 @@ def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False, 
             continue
         if frame in lose_hdr and pkts[i][4] == 'H':
             continue
+        if frame in lose_small_hdr and pkts[i][4] == 'H' and size == 2 + RTP_HDR:
+            continue
         if i in lost_pic:
             continue
         a = t + BASE_DELAY + extra_delay.get(frame, 0.0)
@@ -103,11 +125,13 @@ def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False, 
         f.writelines(l for _, l in lines)
 
 
-def make_run(build, run, w=176, h=144, frames=75, fps=25, keyint=25, receivers=None, mtu=RTP_MTU):
-    """receivers: {name: make_rd kwargs}; mtu: RTP packet size limit. Returns the sd packets."""
+def make_run(build, run, w=176, h=144, frames=75, fps=25, keyint=25, receivers=None, mtu=RTP_MTU,
+             param_sets=False):
+    """receivers: {name: make_rd kwargs}; mtu: RTP packet size limit; param_sets: key frames'
+    SPS/PPS in header packets of their own. Returns the sd packets."""
     snd = os.path.join(run, 'sender')
     make_video(snd, w, h, frames, fps, keyint)
-    pkts = make_sd(build, snd, fps, mtu=mtu)
+    pkts = make_sd(build, snd, fps, mtu=mtu, param_sets=param_sets)
     for name, kw in (receivers or {}).items():
         make_rd(os.path.join(run, f'rx-{name}', 'rd.txt'), pkts, **kw)
     return pkts

@@ -103,6 +103,20 @@ def main(build):
         check(all(hdr0[i] == black for i in range(KEYINT)) and all(hdr0[i] == clean[i] for i in range(KEYINT, N)),
               'black until the next key frame brings parameter sets, then the clean pictures')
 
+        # the SPS and PPS in header packets of their own (rtph264pay config-interval=-1): losing
+        # frame 0's delimiter-sized packet keeps the parameter sets that arrived, so frame 0
+        # decodes; losing every header packet still leaves the decoder without them
+        run2 = os.path.join(tmp, 'run2')
+        mkrun.make_run(build, run2, W, H, N, FPS, KEYINT, param_sets=True, receivers={
+            'small0': {'lose_small_hdr': {0}}, 'hdr0': {'lose_hdr': {0}}})
+        ps = rebuild(build, run2, 'small0', f'{tmp}/small0.yuv', csv=f'{tmp}/small0.frames.csv')
+        fr = T.read_csv(f'{tmp}/small0.frames.csv')
+        check(fr[0]['hdr_lost'] == '1' and fr[0]['decoded'] == '1' and fr[0]['shown'] == '0',
+              'a lost delimiter packet does not drop the parameter sets that arrived')
+        check(ps == clean, 'with the SPS/PPS packets received, every picture is the clean one')
+        ps0 = rebuild(build, run2, 'hdr0', f'{tmp}/ps0.yuv')
+        check(all(ps0[i] == black for i in range(KEYINT)), 'every header packet lost: black until key frame 25')
+
         # play-out schedule with 150 ms: 40 late and shown at slot 41, 41 at 42, 42 never shown
         late = rebuild(build, run, 'late', f'{tmp}/late.yuv', pd=PD_MS, csv=f'{tmp}/late.frames.csv')
         fr = T.read_csv(f'{tmp}/late.frames.csv')

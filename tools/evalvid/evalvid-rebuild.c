@@ -105,10 +105,12 @@ static int cmp_pkt(const void *a, const void *b)
 /* The concealed view: every frame that lost packets but got some of its picture is fed what its
  * packets carried (ev_h264_received): given[i], feed[i] = EV_FEED_BYTES (EV_FEED_AU if that is the
  * whole AU), cut[i] = slice bytes missing; a damaged frame's arrival (for the schedule) is the
- * last arrival of its packets. Returns the number of damaged frames fed (cut > 0), -1 if out of
- * memory. */
+ * last arrival of its packets. HEADERS_ONLY (the frozen view): only frames whose picture arrived
+ * whole and that lost header packets, fed with the header NAL units whose packets did arrive (a
+ * lost delimiter must not drop the SPS/PPS that came). Returns the number of damaged frames fed
+ * (cut > 0), -1 if out of memory. */
 static long damaged_frames(ev_receiver *r, const uint8_t *stream, const ev_au *au, uint8_t *feed,
-                           ev_chunk *given, size_t *cut)
+                           ev_chunk *given, size_t *cut, bool headers_only)
 {
   pkt_ref *p = malloc(r->nsd * sizeof *p);
   ev_pkt_part *part = malloc(r->nsd * sizeof *part), *hpart = malloc(r->nsd * sizeof *hpart);
@@ -120,7 +122,7 @@ static long damaged_frames(ev_receiver *r, const uint8_t *stream, const ev_au *a
   for (size_t a = 0, b; a < r->nsd; a = b) {
     size_t fr = (size_t)p[a].frame, np = 0, nh = 0;
     double last = -INFINITY;
-    bool any = false, lost = false;
+    bool any = false, lost = false, pic_lost = false;
     for (b = a; b < r->nsd && p[b].frame == p[a].frame; b++) {
       const ev_sd_pkt *q = &r->sd[p[b].idx];
       double t = r->arrival[p[b].idx];
@@ -130,8 +132,10 @@ static long damaged_frames(ev_receiver *r, const uint8_t *stream, const ev_au *a
       if (q->type == 'H') { hpart[nh++] = x; continue; }
       part[np++] = x;
       any |= x.got;
+      pic_lost |= !x.got;
     }
     if (fr >= r->n || !lost || !any) continue;   /* whole, or nothing of its picture arrived */
+    if (headers_only && pic_lost) continue;     /* the frozen view: a frame with a gap is lost */
     uint8_t *buf = malloc(au[fr].len ? au[fr].len : 1);
     if (!buf) { nd = -1; goto out; }
     size_t len = ev_h264_received(stream + au[fr].off, au[fr].len, part, np, hpart, nh, buf, &cut[fr]);
@@ -227,7 +231,7 @@ int main(int argc, char **argv)
   size_t *cut = calloc(r.n, sizeof *cut);
   long ndamaged = 0;
   if (!feed || !decoded || !given || !cut) DIE("out of memory");
-  if (conceal && (ndamaged = damaged_frames(&r, stream, au, feed, given, cut)) < 0) DIE("out of memory");
+  if ((ndamaged = damaged_frames(&r, stream, au, feed, given, cut, !conceal)) < 0) DIE("out of memory");
   char tmpl[4096];
   snprintf(tmpl, sizeof tmpl, "%s.XXXXXX", outp);
   int fd = mkstemp(tmpl);
@@ -290,7 +294,7 @@ int main(int argc, char **argv)
   }
   size_t complete = 0, frozen = 0;
   for (size_t i = 0; i < r.n; i++) {
-    complete += feed[i] == EV_FEED_AU || feed[i] == EV_FEED_SLICES;
+    complete += feed[i] == EV_FEED_AU || feed[i] == EV_FEED_SLICES || (feed[i] == EV_FEED_BYTES && !cut[i]);
     frozen += r.f[i].shown != (int32_t)i;
   }
   if (conceal)
