@@ -20,10 +20,10 @@ amcc_rmanp_params_init (struct amcc_rmanp_params *p)
   p->max_children = 16;
   p->nack_ci_threshold = 3;
   p->ack_timeout = 2 * AMCC_NS_PER_S;
-  p->nack_interval = 200 * AMCC_NS_PER_MS;
-  p->repair_holdoff = 100 * AMCC_NS_PER_MS;
+  p->nack_interval = AMCC_NS_PER_S;
+  p->repair_holdoff = 500 * AMCC_NS_PER_MS;
   p->ack_repeat = AMCC_NS_PER_S;
-  p->exclude_window = 10 * AMCC_NS_PER_S;
+  p->exclude_window = 30 * AMCC_NS_PER_S;
   p->exclude_fraction = 0.5;
 }
 
@@ -107,7 +107,9 @@ rmanp_children_get (struct rmanp_children *t, uint32_t node, amcc_time now)
   if (t->n == t->cap)
     return NULL;
   struct rmanp_child *c = &t->c[t->n++];
-  *c = (struct rmanp_child) { .node = node, .win_start = now };
+  *c = (struct rmanp_child) { .node = node };
+  if (t->n == 1)
+    t->win_start = now;
   return c;
 }
 
@@ -123,26 +125,37 @@ rmanp_children_min (const struct rmanp_children *t, uint32_t *min)
   return any;
 }
 
+amcc_time
+rmanp_children_due (const struct rmanp_children *t, const struct amcc_rmanp_params *p)
+{
+  return t->n > t->excluded ? t->win_start + p->exclude_window : AMCC_TIME_NONE;
+}
+
 uint32_t
 rmanp_children_check (struct rmanp_children *t, const struct amcc_rmanp_params *p,
     amcc_time now, uint32_t next)
 {
   /* Rm over the window, in packets: what a child that sustains Rm ACKs */
   double need = p->rm_bps * amcc_time_to_s (p->exclude_window) / (8.0 * p->packet_bytes);
+  double slow = p->exclude_fraction * need, best = 0;
   uint32_t out = 0;
 
+  if (!t->n || now - t->win_start < p->exclude_window)
+    return 0;
+  for (uint32_t i = 0; i < t->n; i++)
+    if (!t->c[i].excluded && t->c[i].cum - t->c[i].win_cum > best)
+      best = t->c[i].cum - t->c[i].win_cum;
   for (uint32_t i = 0; i < t->n; i++) {
     struct rmanp_child *c = &t->c[i];
-    if (c->excluded || now - c->win_start < p->exclude_window)
-      continue;
     double offered = (double) (next - c->win_cum), acked = (double) (c->cum - c->win_cum);
-    if (offered >= need && acked < p->exclude_fraction * need && c->cum < next) {
+    if (!c->excluded && offered >= need && acked < slow && best - acked >= slow
+        && c->cum < next) {
       c->excluded = 1;
       t->excluded++;
       out++;
     }
-    c->win_start = now;
     c->win_cum = c->cum;
   }
+  t->win_start = now;
   return out;
 }

@@ -17,7 +17,7 @@
 
 struct cslot {                        /* a cache slot: packet seq present, or missing and asked */
   uint32_t seq, rate;
-  int present;
+  int present, in_repairq;            /* a repair of it waits in the repair queue */
   uint16_t len;
   uint8_t fin;
   amcc_time asked, repaired;          /* our last NACK for it / last repair sent down */
@@ -183,7 +183,15 @@ on_data (amcc_rmanp_relay *r, amcc_time now, const struct amcc_rmanp_pkt *k)
   uint8_t flags = k->flags & (AMCC_RMANP_F_FIN | AMCC_RMANP_F_MARK);
 
   if (cached (r, k->seq)) {
-    r->st.duplicates++;
+    struct cslot *c = slot (r, k->seq);
+    /* a repair of what we hold but a child has not ACKed (the source's probe of a lost tail,
+     * which shows no gap below): down it goes too */
+    if (retx && k->seq == r->hi && (!r->have_agg || k->seq >= r->agg) && !c->in_repairq
+        && (c->repaired == AMCC_TIME_NONE || now - c->repaired >= r->p.repair_holdoff)
+        && push (&r->repairq, k->seq, k->value, flags | AMCC_RMANP_F_RETX, c->data, c->len))
+      c->in_repairq = 1;
+    else
+      r->st.duplicates++;
     return;
   }
   if (!retx && r->have_hi && (uint64_t) k->seq > (uint64_t) r->hi + 1) {
@@ -200,8 +208,10 @@ on_data (amcc_rmanp_relay *r, amcc_time now, const struct amcc_rmanp_pkt *k)
   }
   if (in_cache_window (r, k->seq)) {
     struct cslot *c = slot (r, k->seq);
-    if (c->seq != k->seq)
+    if (c->seq != k->seq) {
       c->repaired = AMCC_TIME_NONE;
+      c->in_repairq = 0;
+    }
     c->seq = k->seq;
     c->rate = k->value;
     c->present = 1;
@@ -246,32 +256,34 @@ forward_nack (amcc_rmanp_relay *r, uint32_t seq, uint32_t count)
 static void
 on_nack (amcc_rmanp_relay *r, amcc_time now, const struct amcc_rmanp_pkt *k)
 {
+  uint64_t end = (uint64_t) k->seq + k->value, lo = r->have_hi ? cache_lo (r) : 0;
   r->st.nacks_received++;
-  for (uint32_t i = 0; i < k->value; i++) {
-    uint32_t q = k->seq + i;
-    if (q < k->seq)
-      break;
-    if (cached (r, q)) {
-      struct cslot *c = slot (r, q);
-      r->st.cache_hits++;
-      if (c->repaired != AMCC_TIME_NONE && now - c->repaired < r->p.repair_holdoff)
-        continue;                     /* another child asked for it a moment ago */
-      uint8_t f = AMCC_RMANP_F_RETX | (c->fin ? AMCC_RMANP_F_FIN : 0);
-      if (push (&r->repairq, q, c->rate, f, c->data, c->len))
-        c->repaired = now;
+  if (!r->have_hi || k->seq > r->hi) {          /* newer than anything we heard: upstream */
+    r->st.cache_misses++;
+    forward_nack (r, k->seq, k->value);
+    return;
+  }
+  if (k->seq < lo) {                            /* older than the cache holds: that part up */
+    r->st.cache_misses++;
+    forward_nack (r, k->seq, (uint32_t) ((end < lo ? end : lo) - k->seq));
+  }
+  for (uint64_t q = k->seq < lo ? lo : k->seq; q < end && q <= r->hi; q++) {
+    if (!cached (r, (uint32_t) q)) {
+      r->st.cache_misses++;                     /* we miss it too: own_nack asks for it */
       continue;
     }
+    struct cslot *c = slot (r, (uint32_t) q);
+    r->st.cache_hits++;
+    if (c->in_repairq || (c->repaired != AMCC_TIME_NONE
+            && now - c->repaired < r->p.repair_holdoff))
+      continue;                       /* queued, or sent a moment ago: another child asked */
+    uint8_t f = AMCC_RMANP_F_RETX | (c->fin ? AMCC_RMANP_F_FIN : 0);
+    if (push (&r->repairq, (uint32_t) q, c->rate, f, c->data, c->len))
+      c->in_repairq = 1;
+  }
+  if (end > (uint64_t) r->hi + 1) {             /* the part past what we heard: up */
     r->st.cache_misses++;
-    if (in_cache_window (r, q)) {     /* we miss it too: our own NACK goes now */
-      struct cslot *c = slot (r, q);
-      if (c->seq != q)
-        *c = (struct cslot) { .seq = q, .data = c->data, .repaired = AMCC_TIME_NONE };
-      c->asked = AMCC_TIME_NONE;
-    } else {                          /* older than the cache, or newer than we heard: upstream */
-      uint32_t n = k->value - i;
-      forward_nack (r, q, n);
-      break;
-    }
+    forward_nack (r, r->hi + 1, (uint32_t) (end - r->hi - 1));
   }
 }
 
@@ -391,6 +403,10 @@ send_down (amcc_rmanp_relay *r, amcc_time now, struct queue *q, uint8_t *buf, si
     return n;
   q->head = (q->head + 1) % q->cap;
   q->n--;
+  if (e->flags & AMCC_RMANP_F_RETX && cached (r, e->seq)) {
+    slot (r, e->seq)->in_repairq = 0;       /* the holdoff counts from when it left */
+    slot (r, e->seq)->repaired = now;
+  }
   if (r->controlled) {
     amcc_time gap = amcc_time_from_s (8.0 * n / r->out_rate);
     r->next_tx = (r->next_tx < now - gap ? now : r->next_tx) + gap;
@@ -466,9 +482,8 @@ amcc_rmanp_relay_next_due (amcc_rmanp_relay *r, amcc_time now)
       if (q == r->hi)
         break;
     }
-  for (uint32_t i = 0; i < r->kids.n; i++)
-    if (!r->kids.c[i].excluded)
-      SOONER (r->kids.c[i].win_start + r->p.exclude_window);
+  if (rmanp_children_due (&r->kids, &r->p) != AMCC_TIME_NONE)
+    SOONER (rmanp_children_due (&r->kids, &r->p));
 #undef SOONER
   return t;
 }

@@ -304,9 +304,8 @@ amcc_rmanp_source_next_due (amcc_rmanp_source *s, amcc_time now)
     SOONER (s->next_tx > now ? s->next_tx : now);
   if (s->base < s->next_send)
     SOONER (s->last_progress + s->p.ack_timeout);
-  for (uint32_t i = 0; i < s->kids.n; i++)
-    if (!s->kids.c[i].excluded)
-      SOONER (s->kids.c[i].win_start + s->p.exclude_window);
+  if (rmanp_children_due (&s->kids, &s->p) != AMCC_TIME_NONE)
+    SOONER (rmanp_children_due (&s->kids, &s->p));
 #undef SOONER
   return t;
 }

@@ -446,7 +446,7 @@ test_ack_timeout (void)
   amcc_rmanp_source_free (s);
 }
 
-/* A child that ACKs less than half of Rm over 10 s while more was sent is excluded; the source
+/* A child that ACKs less than half of Rm over 10 s (exclude_window) while more was sent is excluded; the source
  * no longer waits for it. One that keeps up with Rm is not. */
 static void
 test_exclusion (void)
@@ -458,6 +458,7 @@ test_exclusion (void)
   amcc_rmanp_params_init (&p);
   p.is = 0;                                   /* stays at Rm: 1.892 packets/s */
   p.ack_timeout = 100 * SEC;                  /* the slow child holds the ACKs: not the subject */
+  p.exclude_window = 10 * SEC;
   amcc_rmanp_source *s = amcc_rmanp_source_new (&p, 0);
   amcc_rmanp_source_write (s, payload, 100 * 1041);
   int n = ctl (b, AMCC_RMANP_ACK, 2, 0, 0);   /* the slow one registers, then says nothing */
@@ -507,6 +508,7 @@ test_receiver_nack_threshold (void)
   uint8_t b[2048];
   amcc_rmanp_dir dir;
   amcc_rmanp_params_init (&p);
+  p.nack_interval = 200 * MS;
   amcc_rmanp_receiver *rx = amcc_rmanp_receiver_new (&p, 3, 0);
   int n = data (b, 0, 20000, 0, 10);
   amcc_rmanp_receiver_on_packet (rx, 0, b, (size_t) n);

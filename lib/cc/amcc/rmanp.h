@@ -74,11 +74,14 @@ struct amcc_rmanp_params {
   uint32_t max_children;        /* children a source or relay aggregates ACKs of: 16 */
   uint32_t nack_ci_threshold;   /* receiver: successive NACKs of one packet that signal a CI: 3 */
   amcc_time ack_timeout;        /* source fallback: no ACK progress this long = congestion: 2 s */
-  amcc_time nack_interval;      /* a missing packet is asked for again after: 200 ms */
-  amcc_time repair_holdoff;     /* a packet repaired this recently is not repaired again: 100 ms */
+  amcc_time nack_interval;      /* a missing packet is asked for again after: 1 s (> an RTT) */
+  amcc_time repair_holdoff;     /* a packet repaired this recently is not repaired again: 0.5 s */
   amcc_time ack_repeat;         /* an unchanged ACK is repeated after: 1 s */
-  amcc_time exclude_window;     /* a child ACKing below exclude_fraction x Rm over this: 10 s */
-  double exclude_fraction;      /* ... while behind all along is excluded: 1.0 (= the paper's Rm) */
+  /* exclusion below Rm: over each exclude_window (30 s) a child that ACKed less than
+   * exclude_fraction x Rm (0.5; 1 = the paper's Rm, but ACKs lag what is sent) while Rm had been
+   * sent and another child ACKed exclude_fraction x Rm more is excluded */
+  amcc_time exclude_window;
+  double exclude_fraction;
 };
 void amcc_rmanp_params_init (struct amcc_rmanp_params *p);
 /* AMCC_OK or AMCC_ERR_PARAM. */
