@@ -10,6 +10,7 @@
 #include <amcc/asmp.h>
 #include <amcc/pacing.h>
 #include <amcc/controller.h>
+#include <amcc/rmanp.h>
 #if defined(__has_include)
 #if __has_include(<amcc/tfmcc.h>)
 #include <amcc/tfmcc.h>
@@ -52,6 +53,12 @@ test_cpp_calls (void)
   AMT_CHECK (snd != nullptr && amcc_sender_rate (snd, 0) == c.initial_bps);
   amcc_sender_free (snd);
 #endif
+  amcc_rmanp_params rp;
+  amcc_rmanp_params_init (&rp);
+  AMT_NEAR (amcc_rmanp_relayed_rate (&rp, 6400), 6336, 1e-9);      // test_rmanp.c hand value
+  amcc_relay *rel = amcc_relay_new (amcc_protocol_find ("rmanp"), &c, 0);
+  AMT_CHECK (rel != nullptr && amcc_relay_rate (rel, 0) == 0);
+  amcc_relay_free (rel);
 }
 
 int

@@ -498,6 +498,20 @@ test_exclusion (void)
   amcc_rmanp_source_get_stats (s, &st);
   AMT_CHECK (st.excluded == 1 && st.children == 1 && st.acked == sent && sent >= 75);
   amcc_rmanp_source_free (s);
+
+  /* two children equally slow: the session holds them back, nobody is excluded */
+  s = amcc_rmanp_source_new (&p, 0);
+  amcc_rmanp_source_write (s, payload, 100 * 1041);
+  for (uint32_t node = 1; node <= 2; node++) {
+    n = ctl (b, AMCC_RMANP_ACK, node, 0, 0);
+    amcc_rmanp_source_on_packet (s, 0, b, (size_t) n);
+  }
+  for (t = 0; t < 25 * SEC; t += 10 * MS)
+    while (amcc_rmanp_source_poll (s, t, b, sizeof b, &dir) > 0)
+      ;
+  amcc_rmanp_source_get_stats (s, &st);
+  AMT_CHECK (st.excluded == 0 && st.children == 2);
+  amcc_rmanp_source_free (s);
 }
 
 /* 2.1: a receiver whose NACKs of one packet exceed nack_ci_threshold (3) signals a CI. */
