@@ -32,7 +32,15 @@ int main (void)
     amcc_ctl_config c;
     amcc_sender *s;
     amcc_ctl_config_init (&c);
-    if (!p->sender || !(s = amcc_sender_new (p, &c, 0)))
+    if (!p->sender) {                     /* relay-only (RMANP) */
+      amcc_relay *r;
+      if (!p->relay || !(r = amcc_relay_new (p, &c, 0)))
+        return 1;
+      printf ("%s relay\n", p->name);
+      amcc_relay_free (r);
+      continue;
+    }
+    if (!(s = amcc_sender_new (p, &c, 0)))
       return 1;
     printf ("%s %.0f\n", p->name, amcc_sender_rate (s, 0));
     amcc_sender_free (s);
@@ -44,5 +52,5 @@ C
 ${CC:-cc} -std=c11 -o "$tmp/drive" "$tmp/drive.c" $flags >"$tmp/cc.log" 2>&1
 check $? "an out-of-tree program compiles and links with those flags alone$( [ -s "$tmp/cc.log" ] && echo ": $(head -3 "$tmp/cc.log")")"
 out=$("$tmp/drive" 2>&1)
-check $? "it drives every registered protocol's sender: $(echo $out)"
+check $? "it drives every registered protocol's sender (or relay): $(echo $out)"
 finish
