@@ -249,6 +249,24 @@ test_relay_ci (void)
   amcc_rmanp_relay_get_stats (r, &st);
   AMT_CHECK (st.rate_bps == 5000 && st.ci_received == 4 && st.ci_filtered == 2
       && st.reactions == 2 && st.ci_sent == 2);
+  /* 2.4: + In Rm = 50 bit/s per packet the children (9 and 10) have both ACKed; the minimum
+   * goes up as the relay's own ACK */
+  uint8_t d[2048];
+  for (uint32_t q = 0; q < 5; q++) {
+    n = data (d, q, 6000, 0, 10);
+    amcc_rmanp_relay_on_packet (r, 0, 1, d, (size_t) n);
+  }
+  static const uint32_t acks[][2] = { { 9, 0 }, { 10, 0 }, { 9, 3 }, { 10, 2 }, { 10, 5 } };
+  static const double rate_after[] = { 5000, 5000, 5000, 5100, 5150 };
+  for (int i = 0; i < 5; i++) {
+    n = ctl (b, AMCC_RMANP_ACK, acks[i][0], acks[i][1], 0);
+    amcc_rmanp_relay_on_packet (r, 0, 0, b, (size_t) n);
+    amcc_rmanp_relay_get_stats (r, &st);
+    AMT_NEAR (st.rate_bps, rate_after[i], 1e-9);
+  }
+  drain_relay (r, 0, &o);
+  const struct amcc_rmanp_pkt *ack = first (&o, AMCC_RMANP_ACK);
+  AMT_CHECK (ack && ack->seq == 3 && ack->node == 5 && count (&o, AMCC_RMANP_ACK) == 1);
   amcc_rmanp_relay_free (r);
 }
 

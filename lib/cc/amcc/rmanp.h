@@ -145,7 +145,7 @@ typedef struct amcc_rmanp_relay amcc_rmanp_relay;
 amcc_rmanp_relay *amcc_rmanp_relay_new (const struct amcc_rmanp_params *p, uint32_t node,
     amcc_time now);
 void amcc_rmanp_relay_free (amcc_rmanp_relay *r);
-/* Data from the parent (up = 1) or control from a child (up = 0). */
+/* Data from the parent (from_parent = 1) or control from a child (from_parent = 0). */
 int amcc_rmanp_relay_on_packet (amcc_rmanp_relay *r, amcc_time now, int from_parent,
     const uint8_t *buf, size_t len);
 int amcc_rmanp_relay_poll (amcc_rmanp_relay *r, amcc_time now, uint8_t *buf, size_t cap,
