@@ -16,6 +16,7 @@ static const amcc_protocol *const registry[] = {
   &amcc_avmrc_protocol,
   &amcc_rmrc_protocol,
   &amcc_vmrc_protocol,
+  &amcc_rmanp_protocol,          /* relay role only: max_streams 0 keeps it out of the elements' enum */
 };
 #define N_PROTOCOLS (sizeof registry / sizeof registry[0])
 
@@ -579,3 +580,45 @@ amcc_receiver_wanted_layers (amcc_receiver *r)
 {
   return r->proto->receiver->wanted_layers ? r->proto->receiver->wanted_layers (r) : 1;
 }
+/* ---------------------------------------------------------------- relay */
+
+amcc_relay *
+amcc_relay_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_time now)
+{
+  if (!proto || !proto->relay || !cfg || !(cfg->min_bps > 0))
+    return NULL;
+  amcc_relay *r = proto->relay->create (cfg, now);
+  if (r)
+    r->proto = proto;
+  return r;
+}
+
+void
+amcc_relay_free (amcc_relay *r)
+{
+  if (r)
+    r->proto->relay->destroy (r);
+}
+
+const amcc_protocol *amcc_relay_protocol (const amcc_relay *r) { return r->proto; }
+
+int
+amcc_relay_on_packet (amcc_relay *r, amcc_time now, int from_parent, const uint8_t *buf,
+    size_t len)
+{
+  return r->proto->relay->on_packet (r, now, from_parent, buf, len);
+}
+
+int
+amcc_relay_poll (amcc_relay *r, amcc_time now, uint8_t *buf, size_t cap, int *to_parent)
+{
+  return r->proto->relay->poll (r, now, buf, cap, to_parent);
+}
+
+amcc_time
+amcc_relay_next_due (amcc_relay *r, amcc_time now)
+{
+  return r->proto->relay->next_due (r, now);
+}
+
+double amcc_relay_rate (amcc_relay *r, amcc_time now) { return r->proto->relay->rate (r, now); }

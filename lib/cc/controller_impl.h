@@ -41,6 +41,10 @@ struct amcc_sender {
   uint32_t group_n, stream;    /* 1 and 0 when not grouped */
 };
 
+struct amcc_relay {
+  const amcc_protocol *proto;
+};
+
 struct amcc_receiver {
   const amcc_protocol *proto;
   amcc_ctl_config cfg;         /* cfg.ssrc follows amcc_receiver_set_ssrc */
@@ -73,5 +77,6 @@ extern const amcc_protocol amcc_pgmcc_protocol;
 extern const amcc_protocol amcc_avmrc_protocol;
 extern const amcc_protocol amcc_rmrc_protocol;
 extern const amcc_protocol amcc_vmrc_protocol;
+extern const amcc_protocol amcc_rmanp_protocol;
 
 #endif

@@ -40,7 +40,15 @@ int main (void)
       amcc_receiver_free (r);
       continue;
     }
-    if (!p->sender || !(s = amcc_sender_new (p, &c, 0)))
+    if (!p->sender) {                     /* relay-only (RMANP) */
+      amcc_relay *rl;
+      if (!p->relay || !(rl = amcc_relay_new (p, &c, 0)))
+        return 1;
+      printf ("%s relay\n", p->name);
+      amcc_relay_free (rl);
+      continue;
+    }
+    if (!(s = amcc_sender_new (p, &c, 0)))
       return 1;
     printf ("%s %.0f\n", p->name, amcc_sender_rate (s, 0));
     amcc_sender_free (s);
@@ -52,5 +60,5 @@ C
 ${CC:-cc} -std=c11 -o "$tmp/drive" "$tmp/drive.c" $flags >"$tmp/cc.log" 2>&1
 check $? "an out-of-tree program compiles and links with those flags alone$( [ -s "$tmp/cc.log" ] && echo ": $(head -3 "$tmp/cc.log")")"
 out=$("$tmp/drive" 2>&1)
-check $? "it drives every registered protocol's sender (a layered one's receiver): $(echo $out)"
+check $? "it drives every registered protocol's sender (a layered one's receiver, a relay-only one's relay): $(echo $out)"
 finish

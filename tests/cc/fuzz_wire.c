@@ -6,7 +6,8 @@
  *   UBSAN_OPTIONS=halt_on_error=1 B/tests/cc/fuzz_wire -max_total_time=300 CORPUS_DIR
  * The first input byte picks a target:
  *   0: every decoder on the rest (APP framing, compound walk, ASMP report/echo, ASSP table,
- *      TFMCC sender fields/report, raw and as APP packets, PGMCC sender/report/ACK); whatever
+ *      TFMCC sender fields/report, raw and as APP packets, PGMCC sender/report/ACK, RMANP
+ *      data/CI/NACK/ACK); whatever
  *      decodes must re-encode and decode to the same value;
  *   1: an ASMP receiver and sender driven by records (RTP packets with arbitrary timestamps and
  *      send times, reports, echoes) with a monotone clock;
@@ -17,7 +18,9 @@
  *      from a few SSRCs (sender changes), SRs recorded and echoed or forged (proofs, eq. 9 on
  *      our clock), report blocks, APPs of every name ours or not (the receiver's own APPs fed to
  *      the sender and back), BYEs, limits changed to anything, silence; a layered protocol
- *      (AVMRC, RMRC, VMRC: receiver only) gets stamped packets of any layer, slot and time.
+ *      (AVMRC, RMRC, VMRC: receiver only) gets stamped packets of any layer, slot and time; a
+ *      relay-only protocol (RMANP) drives a source -> relay -> receiver chain with lost and forged
+ *      packets.
  * Invariants: no sanitizer report, rates finite and >= 0, RTTs finite. */
 #include <math.h>
 #include <stdint.h>
@@ -29,6 +32,7 @@
 #include "amcc/avmrc.h"
 #include "amcc/controller.h"
 #include "amcc/pgmcc.h"
+#include "amcc/rmanp.h"
 #include "amcc/rtt.h"
 #include "amcc/rtcp_app.h"
 #include "amcc/tcpmodel.h"
@@ -107,6 +111,14 @@ decoders (const uint8_t *d, size_t n)
     int m = amcc_tfmcc_report_encode (&rp, buf, sizeof buf);
     REQUIRE (m == (int) n && memcmp (buf, d, n) == 0);
     REQUIRE (amcc_tfmcc_report_decode (&rp2, buf, (size_t) m) == m);
+  }
+  struct amcc_rmanp_pkt rk, rk2;      /* RMANP: decoded packets re-encode exactly */
+  if (n <= sizeof buf && amcc_rmanp_decode (&rk, d, n) == AMCC_OK) {
+    REQUIRE (rk.type >= AMCC_RMANP_DATA && rk.type <= AMCC_RMANP_ACK);
+    REQUIRE (rk.type != AMCC_RMANP_DATA || (rk.payload == d + AMCC_RMANP_DATA_HDR
+            && AMCC_RMANP_DATA_HDR + (size_t) rk.len == n));
+    REQUIRE (amcc_rmanp_encode (&rk, buf, sizeof buf) == (int) n);
+    REQUIRE (memcmp (buf, d, n) == 0 && amcc_rmanp_decode (&rk2, buf, n) == AMCC_OK);
   }
   int m = amcc_tfmcc_sender_info_read_app (&si, &ssrc, d, n);
   REQUIRE (m < 0 || (size_t) m <= n);
@@ -299,10 +311,92 @@ layered (src *s, const amcc_protocol *p)
   amcc_receiver_free (rx);
 }
 
+/* RMANP: a source, a relay through the controller interface and a receiver on a chain whose
+ * links the input drops, delays or replaces with arbitrary bytes (decoded or not); the relay's
+ * queues stay within their capacities and its memory never changes. */
+static void
+rmanp_roles (const amcc_protocol *p, src *s)
+{
+  struct amcc_rmanp_params prm;
+  amcc_rmanp_params_init (&prm);
+  prm.window_packets = 64;
+  prm.cache_packets = (uint32_t) take (s, 1) % 40 + 1;
+  prm.queue_packets = (uint32_t) take (s, 1) % 12 + 1;
+  prm.packet_bytes = (uint32_t) take (s, 1) % 200 + AMCC_RMANP_DATA_HDR + 1;
+  amcc_ctl_config c;
+  amcc_ctl_config_init (&c);
+  c.min_bps = prm.rm_bps;
+  c.ssrc = 7;
+  amcc_rmanp_source *tx = amcc_rmanp_source_new (&prm, 0);
+  amcc_relay *re = amcc_relay_new (p, &c, 0);
+  amcc_rmanp_receiver *rx = amcc_rmanp_receiver_new (&prm, 9, 0);
+  REQUIRE (tx && re && rx);
+  uint8_t buf[1500], data[700];
+  amcc_time now = 0;
+  for (size_t i = 0; i < sizeof data; i++)
+    data[i] = (uint8_t) i;
+  while (s->n > 0) {
+    uint8_t op = (uint8_t) take (s, 1);
+    now += (amcc_time) take (s, 2) * AMCC_NS_PER_MS;
+    int n, up = 0;
+    amcc_rmanp_dir dir;
+    switch (op % 6) {
+    case 0:
+      (void) amcc_rmanp_source_write (tx, data, (size_t) take (s, 2) % sizeof data);
+      if (op & 0x80)
+        amcc_rmanp_source_finish (tx);
+      break;
+    case 1:                           /* source -> relay, maybe lost */
+      while ((n = amcc_rmanp_source_poll (tx, now, buf, sizeof buf, &dir)) > 0)
+        if (take (s, 1) & 1)
+          (void) amcc_relay_on_packet (re, now, 1, buf, (size_t) n);
+      break;
+    case 2:                           /* relay -> both sides, maybe lost */
+      while ((n = amcc_relay_poll (re, now, buf, sizeof buf, &up)) > 0) {
+        if (!(take (s, 1) & 1))
+          continue;
+        if (up)
+          (void) amcc_rmanp_source_on_packet (tx, now, buf, (size_t) n);
+        else
+          (void) amcc_rmanp_receiver_on_packet (rx, now, buf, (size_t) n);
+      }
+      break;
+    case 3:                           /* receiver -> relay */
+      while ((n = amcc_rmanp_receiver_poll (rx, now, buf, sizeof buf, &dir)) > 0)
+        if (take (s, 1) & 1)
+          (void) amcc_relay_on_packet (re, now, 0, buf, (size_t) n);
+      (void) amcc_rmanp_receiver_read (rx, buf, (size_t) take (s, 2) % sizeof buf);
+      break;
+    default: {                        /* forged bytes to every role */
+      size_t len = (size_t) take (s, 1) % 64;
+      uint8_t f[64];
+      for (size_t i = 0; i < len; i++)
+        f[i] = (uint8_t) take (s, 1);
+      if (len && (op & 0x40))
+        f[0] = AMCC_RMANP_WIRE_VERSION;
+      (void) amcc_relay_on_packet (re, now, op & 0x20, f, len);
+      (void) amcc_rmanp_source_on_packet (tx, now, f, len);
+      (void) amcc_rmanp_receiver_on_packet (rx, now, f, len);
+      break;
+    }
+    }
+    REQUIRE (isfinite (amcc_rmanp_source_rate (tx)) && amcc_rmanp_source_rate (tx) >= prm.rm_bps);
+    double rr = amcc_relay_rate (re, now);
+    REQUIRE (isfinite (rr) && rr >= 0);
+  }
+  amcc_rmanp_source_free (tx);
+  amcc_relay_free (re);
+  amcc_rmanp_receiver_free (rx);
+}
+
 static void
 controller (src *s)
 {
   const amcc_protocol *p = amcc_protocol_at ((size_t) take (s, 1) % amcc_protocol_count ());
+  if (!p->sender && !p->receiver) {
+    rmanp_roles (p, s);               /* relay-only (RMANP) */
+    return;
+  }
   if (!p->sender) {
     layered (s, p);
     return;

@@ -664,8 +664,8 @@ static void
 for_each_protocol (void (*check) (const amcc_protocol *))
 {
   for (size_t i = 0; i < amcc_protocol_count (); i++) {
-    if (!amcc_protocol_at (i)->sender)
-      continue;         /* receiver-driven (AVMRC): no sender target to check; test_avmrc.c */
+    if (!amcc_protocol_at (i)->sender || !amcc_protocol_at (i)->receiver)
+      continue;   /* receiver-driven (AVMRC: test_avmrc.c) or relay-only (RMANP: test_rmanp.c) */
     pname = amcc_protocol_at (i)->name;
     check (amcc_protocol_at (i));
   }

@@ -11,6 +11,7 @@
 #include <amcc/pacing.h>
 #include <amcc/controller.h>
 #include <amcc/avmrc.h>
+#include <amcc/rmanp.h>
 #if defined(__has_include)
 #if __has_include(<amcc/tfmcc.h>)
 #include <amcc/tfmcc.h>
@@ -59,6 +60,12 @@ test_cpp_calls (void)
   double cum[AMCC_AVMRC_PAPER_LAYERS];
   AMT_CHECK (amcc_avmrc_layer_rates (cum, AMCC_AVMRC_PAPER_LAYERS, 256e3, 1.5) == AMCC_OK);
   AMT_NEAR (cum[8], 6561e3, 1e-6);
+  amcc_rmanp_params rp;
+  amcc_rmanp_params_init (&rp);
+  AMT_NEAR (amcc_rmanp_relayed_rate (&rp, 6400), 6336, 1e-9);      // test_rmanp.c hand value
+  amcc_relay *rel = amcc_relay_new (amcc_protocol_find ("rmanp"), &c, 0);
+  AMT_CHECK (rel != nullptr && amcc_relay_rate (rel, 0) == 0);
+  amcc_relay_free (rel);
 }
 
 int

@@ -20,7 +20,17 @@
  * RTCP packet it is about to send. No role reads a clock or a random source: time is passed in,
  * random numbers come from a generator seeded by amcc_ctl_config.seed.
  *
- * Roles: sender, receiver. A relay (RMANP) will be a third ops table in amcc_protocol.
+ * Roles: sender, receiver (RTP streams, RTCP APP feedback) and relay (a node inside the tree
+ * that forwards a session downstream and answers its children: RMANP). A protocol fills the
+ * tables of the roles it has, NULL for the others: only RMANP has a relay;
+ * RMANP carries a byte stream in its own packets (not RTP), so it has only the relay table here
+ * and its source and receiver are RMANP's own API (amcc/rmanp.h). The relay calls move whole
+ * packets: the caller hands over what arrived from the parent or a child and sends what
+ * amcc_relay_poll returns, up to the parent or down to its children:
+ *
+ *   parent  --data-->  amcc_relay_on_packet (from_parent = 1)   amcc_relay_poll --data--> children
+ *   parent <--control-- amcc_relay_poll (to_parent = 1)   amcc_relay_on_packet <--control-- children
+ *
  * Streams: a simulcast protocol (ASSP) sends K streams on K groups, one sender controller per
  * stream tied together by amcc_sender_group; its receiver says which stream it wants
  * (amcc_receiver_wanted_stream) and is told when the caller switched (amcc_receiver_set_stream).
@@ -177,6 +187,18 @@ typedef struct amcc_receiver_ops {
   uint32_t (*wanted_layers) (amcc_receiver *r);
 } amcc_receiver_ops;
 
+/* A relay: packets in from the parent or a child, packets out to either (see the top). */
+typedef struct amcc_relay amcc_relay;
+typedef struct amcc_relay_ops {
+  amcc_relay *(*create) (const amcc_ctl_config *cfg, amcc_time now);
+  void (*destroy) (amcc_relay *r);
+  int (*on_packet) (amcc_relay *r, amcc_time now, int from_parent, const uint8_t *buf,
+      size_t len);
+  int (*poll) (amcc_relay *r, amcc_time now, uint8_t *buf, size_t cap, int *to_parent);
+  amcc_time (*next_due) (amcc_relay *r, amcc_time now);
+  double (*rate) (amcc_relay *r, amcc_time now);
+} amcc_relay_ops;
+
 typedef struct amcc_protocol {
   const char *name;           /* registry key and the elements' enum nick: "asmp", "tfmcc" */
   const char *description;
@@ -185,6 +207,7 @@ typedef struct amcc_protocol {
   const amcc_sender_ops *sender;      /* NULL: role not implemented */
   const amcc_receiver_ops *receiver;
   uint32_t max_layers;        /* > 0: a layered protocol (see the top of this file); 0: not */
+  const amcc_relay_ops *relay;        /* NULL: no relay role (every protocol but RMANP) */
 } amcc_protocol;
 
 /* ---- registry ---- */
@@ -273,6 +296,25 @@ int amcc_receiver_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream);
 /* Layered protocols: how many cumulative layers (1..) the receiver wants now; the caller joins
  * or leaves groups to match it. 1 for every other protocol. */
 uint32_t amcc_receiver_wanted_layers (amcc_receiver *r);
+
+/* ---- relay ---- */
+/* NULL when the protocol has no relay, cfg is invalid or memory ran out. cfg: ssrc = the node id
+ * the relay puts in what it sends up, min_bps = the session's minimum rate (RMANP's Rm); the
+ * protocol's other parameters are its defaults (amcc/rmanp.h for all of them). */
+amcc_relay *amcc_relay_new (const amcc_protocol *proto, const amcc_ctl_config *cfg,
+    amcc_time now);
+void amcc_relay_free (amcc_relay *r);
+const amcc_protocol *amcc_relay_protocol (const amcc_relay *r);
+/* A packet from the parent (from_parent = 1) or from a child: AMCC_OK or the decoder's status. */
+int amcc_relay_on_packet (amcc_relay *r, amcc_time now, int from_parent, const uint8_t *buf,
+    size_t len);
+/* The next packet to send now, into buf: its length (*to_parent = 1: to the parent, 0: to the
+ * children), 0 = nothing now, < 0 = amcc_status. Call until it returns 0 after each input. */
+int amcc_relay_poll (amcc_relay *r, amcc_time now, uint8_t *buf, size_t cap, int *to_parent);
+/* When to poll next, AMCC_TIME_NONE = only after new input. */
+amcc_time amcc_relay_next_due (amcc_relay *r, amcc_time now);
+/* The output rate in force, bit/s; 0 = not rate-controlled (forwards as packets come). */
+double amcc_relay_rate (amcc_relay *r, amcc_time now);
 
 #ifdef __cplusplus
 }
