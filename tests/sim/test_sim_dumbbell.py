@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""The ns-3 harness on a 20 s dumbbell (tests/sim/dumbbell-20s.toml: 4 Mb/s, 20 ms, 50-packet
+drop-tail bottleneck, one TCP Reno flow, 2 receivers; fair share 4 Mb/s / 2 = 2 Mb/s on the
+wire; measured from 8 s on). No root, no namespaces: everything is simulated.
+
+  test_sim_dumbbell.py asmp|tfmcc [SEED]     (default: a random seed, printed)
+
+Checks (the shares are analysis.py's, from the traces, against the scenario's fair share):
+ - amcast-sim exits 0 and leaves a run directory of the documented format (sender/sd.txt,
+   sender/rate.csv, rx-NAME/rd.txt and stats.csv, flows/tcp1.csv, meta.json marked simulated);
+ - the fair share derived from the scenario is 2 Mb/s for the session and the TCP flow;
+ - the multicast share and the TCP share lie within the bounds below, and together they fill
+   the link (the sum of the two shares >= 190 %: the bottleneck is busy);
+ - every receiver receives, with at most 3 % packet loss.
+Bounds, from 12 seeds per protocol (seeds 1-12, 2026-11-25; ns-3 is deterministic per seed,
+the seed moves packet sizes, RTCP timers and SSRCs):
+   ASMP  multicast 76.7-104.8 %, TCP 100.8-128.1 %, sum 203-209 %, loss <= 0.98 %
+   TFMCC multicast 78.2-104.9 %, TCP  98.2-125.9 %, sum 202-208 %, loss <= 0.77 %
+ The asserted ranges widen the observed ones by about 15 points on each side (a 20 s window
+ of one Reno flow is noisy; a change of the controller that moves the mean by more than that
+ is what this test should catch): multicast 60-120 %, TCP 85-145 %. An unresponsive sender
+ would take the multicast share to ~200 % and TCP to ~0; one that backs off to its minimum,
+ multicast ~3 % and TCP ~200 %: both fail.
+"""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(TOP, "tools", "testbed"))
+from amcast_testbed import analysis  # noqa: E402
+
+MC_PCT = (60.0, 120.0)
+TCP_PCT = (85.0, 145.0)
+SUM_MIN_PCT = 190.0
+LOSS_MAX_PCT = 3.0
+checks = failures = 0
+
+
+def check(ok, what):
+    global checks, failures
+    checks += 1
+    failures += 0 if ok else 1
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+
+
+def main():
+    proto = sys.argv[1] if len(sys.argv) > 1 else "asmp"
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else random.SystemRandom().randint(1, 1 << 30)
+    print(f"protocol {proto}, seed {seed}")
+    run = tempfile.mkdtemp(prefix=f"amt-sim-{proto}-")
+    r = subprocess.run([os.path.join(TOP, "tools", "sim", "amcast-sim"),
+                        os.path.join(TOP, "tests", "sim", "dumbbell-20s.toml"),
+                        "--protocol", proto, "--seed", str(seed), "--no-report", "--out", run],
+                       timeout=120)
+    check(r.returncode == 0, f"amcast-sim exited {r.returncode}")
+    for f in ("meta.json", "metrics.json", "sender/sd.txt", "sender/rate.csv", "rx-mr1/rd.txt",
+              "rx-mr1/stats.csv", "rx-mr2/rd.txt", "flows/tcp1.csv"):
+        check(os.path.isfile(os.path.join(run, f)) and os.path.getsize(os.path.join(run, f)) > 0,
+              f"{f} written")
+    if failures:
+        print(f"run directory kept: {run}\n# amtest: checks={checks} failures={failures}")
+        return 1
+    meta = analysis.load_meta(run)
+    check(meta.get("simulator", {}).get("engine") == "ns-3", "meta.json says the run is simulated")
+    fs = meta["fair_share"]
+    check(abs(fs["flows"]["tcp1"]["fair_share_bps"] - 2e6) < 1
+          and abs(fs["receivers"]["mr1"]["fair_share_bps"] - 2e6) < 1,
+          "fair share 2 Mb/s (4 Mb/s / 2 flows) for TCP and the session")
+    m = json.load(open(os.path.join(run, "metrics.json")))
+    rx = m["receivers"]
+    mc = sum(v["fair_share_pct"] or 0 for v in rx.values()) / len(rx)
+    tcp = m["flows"]["tcp1"]["fair_share_pct"] or 0
+    check(MC_PCT[0] <= mc <= MC_PCT[1],
+          f"multicast share {mc:.1f} % in [{MC_PCT[0]:.0f}, {MC_PCT[1]:.0f}] %")
+    check(TCP_PCT[0] <= tcp <= TCP_PCT[1],
+          f"TCP share {tcp:.1f} % in [{TCP_PCT[0]:.0f}, {TCP_PCT[1]:.0f}] %")
+    check(mc + tcp >= SUM_MIN_PCT, f"the two shares fill the link: {mc + tcp:.1f} % >= {SUM_MIN_PCT:.0f} %")
+    for name, v in rx.items():
+        check(v["packets"] > 0 and (v["packet_loss_pct"] or 0) <= LOSS_MAX_PCT,
+              f"{name}: {v['packets']} packets, loss {v['packet_loss_pct'] or 0:.2f} % <= {LOSS_MAX_PCT} %")
+    if failures:
+        print(f"run directory kept: {run} (seed {seed})")
+    else:
+        shutil.rmtree(run, ignore_errors=True)
+    print(f"# amtest: checks={checks} failures={failures}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
