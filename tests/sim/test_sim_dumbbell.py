@@ -12,15 +12,17 @@ Checks (the shares are analysis.py's, from the traces, against the scenario's fa
  - the multicast share and the TCP share lie within the bounds below, and together they fill
    the link (the sum of the two shares >= 190 %: the bottleneck is busy);
  - every receiver receives, with at most 3 % packet loss.
-Bounds, from 12 seeds per protocol (seeds 1-12, 2026-11-25; ns-3 is deterministic per seed,
-the seed moves packet sizes, RTCP timers and SSRCs):
-   ASMP  multicast 76.7-104.8 %, TCP 100.8-128.1 %, sum 203-209 %, loss <= 0.98 %
-   TFMCC multicast 78.2-104.9 %, TCP  98.2-125.9 %, sum 202-208 %, loss <= 0.77 %
- The asserted ranges widen the observed ones by about 15 points on each side (a 20 s window
- of one Reno flow is noisy; a change of the controller that moves the mean by more than that
- is what this test should catch): multicast 60-120 %, TCP 85-145 %. An unresponsive sender
- would take the multicast share to ~200 % and TCP to ~0; one that backs off to its minimum,
- multicast ~3 % and TCP ~200 %: both fail.
+Bounds, from the spread over 100 seeds per protocol (seeds 1-100, 2026-11-25, tests/sim/spread.sh;
+ns-3 is deterministic per seed, the seed moves packet sizes, RTCP timers and SSRCs):
+   ASMP  multicast mean 81.1 %, sd 13.7, range 47.4-118.2 (a 101st random seed gave 123.4);
+         TCP mean 124.2 %, sd 13.4, range 87.2-157.3; sum 200-209 %; loss <= 1.13 %
+   TFMCC multicast mean 85.8 %, sd 7.0, range 70.1-106.6;
+         TCP mean 117.9 %, sd 7.1, range 96.7-133.8; sum 200-207 %; loss <= 1.27 %
+ Asserted: mean +- 4 sd, rounded outwards (a false failure is then rarer than 1 in 10 000 runs
+ if the tails were normal; a 12 s window of one Reno flow next to an equation-based sender is
+ that noisy, ASMP's about twice as noisy as TFMCC's).
+ What still fails: an unresponsive sender (multicast ~200 %, TCP ~0), one stuck at its
+ minimum rate (multicast ~3 %, TCP ~200 %), a starved TCP flow, an idle link (sum < 190 %).
 """
 import json
 import os
@@ -34,8 +36,8 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "tools", "testbed"))
 from amcast_testbed import analysis  # noqa: E402
 
-MC_PCT = (60.0, 120.0)
-TCP_PCT = (85.0, 145.0)
+BOUNDS = {"asmp": {"mc": (26.0, 136.0), "tcp": (70.0, 178.0)},
+          "tfmcc": {"mc": (57.0, 114.0), "tcp": (90.0, 146.0)}}
 SUM_MIN_PCT = 190.0
 LOSS_MAX_PCT = 3.0
 checks = failures = 0
@@ -50,6 +52,7 @@ def check(ok, what):
 
 def main():
     proto = sys.argv[1] if len(sys.argv) > 1 else "asmp"
+    MC_PCT, TCP_PCT = BOUNDS[proto]["mc"], BOUNDS[proto]["tcp"]
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else random.SystemRandom().randint(1, 1 << 30)
     print(f"protocol {proto}, seed {seed}")
     run = tempfile.mkdtemp(prefix=f"amt-sim-{proto}-")
