@@ -32,6 +32,39 @@ static const double PPP_RATE_FACTOR = 1502.0 / 1514.0;
 static const double UNSHAPED_BPS = 1e9;       /* "0 = not shaped": a veth pair, ~1 Gbit/s here */
 static const char *UNSHAPED_QUEUE = "1000p";  /* a veth's txqueuelen */
 
+/* The testbed's delay line is a user-space program: it adds a little to each packet's delay
+ * (docs/testbed.md, measured at 1-11 Mbit/s: median 0.08-0.18 ms, p99 0.17-0.92 ms, max <= 4.3
+ * ms) and keeps the order. A link with a delay (or random loss) gets the same here: an extra
+ * delay drawn from an exponential of mean delay_jitter_ms (0.2 ms: median 0.14, p99 0.92),
+ * bounded at 4 ms, never overtaking the previous packet. It also breaks the phase lock of a
+ * fully deterministic simulation (ACK-clocked TCP packets arriving in step with the queue's
+ * departures), which real machines do not have. */
+class DelayLineChannel : public PointToPointChannel
+{
+ public:
+  DelayLineChannel (double mean_ms)
+  {
+    jitter_ = CreateObject<ExponentialRandomVariable> ();
+    jitter_->SetAttribute ("Mean", DoubleValue (mean_ms / 1e3));
+    jitter_->SetAttribute ("Bound", DoubleValue (0.004));
+  }
+  bool TransmitStart (Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time tx) override
+  {
+    int k = src == GetPointToPointDevice (0) ? 0 : 1;
+    Ptr<PointToPointNetDevice> dst = GetPointToPointDevice (1 - k);
+    Time at = std::max (Simulator::Now () + tx + GetDelay () + Seconds (jitter_->GetValue ()),
+        last_[k]);
+    last_[k] = at;
+    Simulator::ScheduleWithContext (dst->GetNode ()->GetId (), at - Simulator::Now (),
+        &PointToPointNetDevice::Receive, dst, p->Copy ());
+    return true;
+  }
+
+ private:
+  Ptr<ExponentialRandomVariable> jitter_;
+  Time last_[2];
+};
+
 struct Port {                 /* one end of a link */
   uint32_t iface;             /* the node's Ipv4 interface index */
   std::string peer;
@@ -115,6 +148,13 @@ build_links (World &w)
     p2p.SetQueue ("ns3::DropTailQueue<Packet>", "MaxSize", StringValue ("1p"));
     p2p.SetChannelAttribute ("Delay", TimeValue (MilliSeconds (l.delay_ms[0])));
     NetDeviceContainer d = p2p.Install (w.node[l.a], w.node[l.b]);
+    bool delay_line = l.delay_ms[0] > 0 || l.loss_pct[0] > 0 || l.loss_pct[1] > 0;
+    if (delay_line && w.cfg.delay_jitter_ms > 0) {    /* re-attach both ends to a delay line */
+      Ptr<DelayLineChannel> ch = CreateObject<DelayLineChannel> (w.cfg.delay_jitter_ms);
+      ch->SetAttribute ("Delay", TimeValue (MilliSeconds (l.delay_ms[0])));
+      for (int k = 0; k < 2; k++)
+        DynamicCast<PointToPointNetDevice> (d.Get (k))->Attach (ch);
+    }
     for (int k = 0; k < 2; k++) {
       double r = l.rate_bps[k] > 0 ? l.rate_bps[k] * PPP_RATE_FACTOR : UNSHAPED_BPS;
       d.Get (k)->SetAttribute ("DataRate", DataRateValue (DataRate ((uint64_t) r)));

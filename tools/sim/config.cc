@@ -5,6 +5,7 @@
  *   duration S | t0 S | seed N | protocol NAME | group ADDR PORT
  *   video FPS KEY_INT INITIAL_BPS MIN_BPS MAX_BPS RTCP_MS
  *   igmp JOIN_S LEAVE_S
+ *   jitter MEAN_MS                  (the delay line's extra delay, 0 = none)
  *   node NAME host|router
  *   link A B RATE_AB RATE_BA QUEUE_AB QUEUE_BA DELAY_AB_MS DELAY_BA_MS LOSS_AB LOSS_BA
  *   sender HOST
@@ -53,6 +54,8 @@ sim_config_read (const char *path, SimConfig &cfg)
     else if (k == "video")
       ok = !!(s >> cfg.fps >> cfg.key_int >> cfg.initial_bps >> cfg.min_bps >> cfg.max_bps
           >> cfg.rtcp_ms);
+    else if (k == "jitter")
+      ok = !!(s >> cfg.delay_jitter_ms);
     else if (k == "igmp")
       ok = !!(s >> cfg.join_latency_s >> cfg.leave_latency_s);
     else if (k == "node") {

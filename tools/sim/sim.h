@@ -55,6 +55,8 @@ struct SimConfig {
   uint32_t key_int = 25, rtcp_ms = 1000;
   /* the IGMP model: a route appears this long after a join, goes this long after a leave */
   double join_latency_s = 0.005, leave_latency_s = 2.0;
+  /* the delay line's own extra delay on delayed links (amcast-sim.cc, DelayLineChannel) */
+  double delay_jitter_ms = 0.2;
   std::vector<std::pair<std::string, bool>> nodes;  /* name, is a router */
   std::vector<SimLink> links;
   std::vector<SimReceiver> receivers;
