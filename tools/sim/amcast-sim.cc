@@ -70,6 +70,29 @@ struct Port {                 /* one end of a link */
   std::string peer;
 };
 
+/* Arrivals and drops at one shaped queue, per kind of packet (video RTP, RTCP, TCP, other
+ * UDP): the summary line reports them, so a run says who lost what at the bottleneck. */
+struct QueueCount {
+  SimConfig *cfg;
+  uint64_t n[4][2] = {};      /* kind -> arrived, dropped */
+  static const char *kind_name (int k) { return k == 0 ? "video" : k == 1 ? "rtcp" : k == 2 ? "tcp" : "udp"; }
+  int kind (Ptr<const QueueDiscItem> item) const
+  {
+    Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem> (item);
+    if (!ip || ip->GetHeader ().GetProtocol () == 6)
+      return 2;
+    UdpHeader u;
+    item->GetPacket ()->PeekHeader (u);
+    return u.GetDestinationPort () == cfg->port ? 0 : u.GetDestinationPort () == cfg->port + 1 ? 1 : 3;
+  }
+  void Enqueue (Ptr<const QueueDiscItem> item) { n[kind (item)][0]++; }
+  void Drop (Ptr<const QueueDiscItem> item, const char *)
+  {
+    n[kind (item)][0]++;
+    n[kind (item)][1]++;
+  }
+};
+
 struct World {
   SimConfig cfg;
   std::map<std::string, Ptr<Node>> node;
@@ -77,6 +100,7 @@ struct World {
   std::map<std::string, std::vector<Port>> ports;
   std::map<std::string, Ipv4Address> addr;    /* a host's (first) address */
   std::map<std::string, int> members;         /* host -> receivers routed there */
+  std::map<std::string, QueueCount> queues;   /* "A>B" of every shaped direction */
 };
 
 /* Hosts reachable from `from` through `next` without coming back (the topologies are trees). */
@@ -161,7 +185,14 @@ build_links (World &w)
       TrafficControlHelper tc;
       std::string q = l.rate_bps[k] > 0 ? std::to_string (l.queue_bytes[k]) + "B" : UNSHAPED_QUEUE;
       tc.SetRootQueueDisc ("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue (QueueSize (q)));
-      tc.Install (d.Get (k));
+      QueueDiscContainer qd = tc.Install (d.Get (k));
+      if (l.rate_bps[k] > 0) {
+        QueueCount &qc = w.queues[(k ? l.b : l.a) + ">" + (k ? l.a : l.b)];
+        qc.cfg = &w.cfg;
+        qd.Get (0)->TraceConnectWithoutContext ("Enqueue", MakeCallback (&QueueCount::Enqueue, &qc));
+        qd.Get (0)->TraceConnectWithoutContext ("DropBeforeEnqueue",
+            MakeCallback (&QueueCount::Drop, &qc));
+      }
       if (l.loss_pct[k] > 0) {        /* random loss on the way a->b is dropped on b's side */
         Ptr<RateErrorModel> em = CreateObject<RateErrorModel> ();
         em->SetAttribute ("ErrorRate", DoubleValue (l.loss_pct[k] / 100.0));
@@ -291,6 +322,16 @@ main (int argc, char **argv)
     printf ("%s\"%s\": {\"packets\": %llu, \"reports\": %llu}", i ? ", " : "",
         cfg.receivers[i].name.c_str (), (unsigned long long) rxs[i]->packets,
         (unsigned long long) rxs[i]->reports_sent);
+  printf ("}, \"queues\": {");
+  const char *sep = "";
+  for (auto &[name, qc] : w.queues) {
+    printf ("%s\"%s\": {", sep, name.c_str ());
+    for (int k = 0; k < 4; k++)
+      printf ("%s\"%s\": [%llu, %llu]", k ? ", " : "", QueueCount::kind_name (k),
+          (unsigned long long) qc.n[k][0], (unsigned long long) qc.n[k][1]);
+    printf ("}");
+    sep = ", ";
+  }
   printf ("}, \"errors\": %s}\n", snd->app_bad ? "true" : "false");
   Simulator::Destroy ();
   return 0;
