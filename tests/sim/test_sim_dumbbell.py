@@ -21,8 +21,9 @@ ns-3 is deterministic per seed, the seed moves packet sizes, RTCP timers and SSR
  Asserted: mean +- 4 sd, rounded outwards (a false failure is then rarer than 1 in 10 000 runs
  if the tails were normal; a 12 s window of one Reno flow next to an equation-based sender is
  that noisy, ASMP's more than TFMCC's).
- What still fails: an unresponsive sender (multicast ~200 %, TCP ~0), one stuck at its
- minimum rate (multicast ~3 %, TCP ~200 %), a starved TCP flow, an idle link (sum < 190 %).
+ What still fails (checked by pinning the file's rates, ASMP, seed 1): a sender that does not
+ respond (min = initial = max = 4 Mb/s: multicast 194 %, TCP 7 %), one stuck at its minimum
+ (max = initial = 50 kb/s: multicast 4 %, TCP 191 %); also an idle link (sum < 190 %).
 """
 import json
 import os

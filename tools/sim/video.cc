@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ns3/fatal-error.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -138,6 +139,9 @@ VideoSender::VideoSender (const SimConfig &cfg, const amcc_protocol *proto,
   ssrc_ = (uint32_t) jitter_->GetInteger (1, 0xfffffffe);
   c.ssrc = ssrc_;
   cc_ = amcc_sender_new (proto, &c, sim_now (cfg));
+  if (!cc_)
+    NS_FATAL_ERROR ("amcc_sender_new refused the [video] rates (initial " << cfg.initial_bps
+        << ", min " << cfg.min_bps << ", max " << cfg.max_bps << " bit/s)");
   gop_bps_ = cfg.initial_bps;
   sd_ = fopen ((run_dir + "/sender/sd.txt").c_str (), "w");
   rate_ = fopen ((run_dir + "/sender/rate.csv").c_str (), "w");
@@ -383,6 +387,8 @@ VideoReceiver::StartApplication ()
   c.ssrc = ssrc_;
   c.seed = cfg_.seed * 0x9e3779b97f4a7c15ULL + ssrc_;
   cc_ = amcc_receiver_new (proto_, &c, sim_now (cfg_));
+  if (!cc_)
+    NS_FATAL_ERROR ("amcc_receiver_new failed for " << rx_.name);
   rtp_ = udp_socket (GetNode (), cfg_.port, MakeCallback (&VideoReceiver::OnRtp, this));
   rtcp_ = udp_socket (GetNode (), cfg_.port + 1, MakeCallback (&VideoReceiver::OnRtcp, this));
   row_time_ = wall (cfg_);
