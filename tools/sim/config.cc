@@ -1,0 +1,103 @@
+/* config.cc - reads the plain scenario file tools/sim/amcast-sim writes (one record per line,
+ * space-separated; the testbed's Python parser has already validated the TOML, so this only
+ * checks that every line has its fields):
+ *
+ *   duration S | t0 S | seed N | protocol NAME | group ADDR PORT
+ *   video FPS KEY_INT INITIAL_BPS MIN_BPS MAX_BPS RTCP_MS
+ *   igmp JOIN_S LEAVE_S
+ *   jitter MEAN_MS                  (the delay line's extra delay, 0 = none)
+ *   node NAME host|router
+ *   link A B RATE_AB RATE_BA QUEUE_AB QUEUE_BA DELAY_AB_MS DELAY_BA_MS LOSS_AB LOSS_BA
+ *   sender HOST
+ *   receiver NAME HOST JOIN_S LEAVE_S
+ *   flow NAME KIND SRC DST CC RATE_BPS PORT [A:B ...]      (on-periods in scenario seconds) */
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "ns3/simulator.h"
+#include "sim.h"
+
+amcc_time
+sim_now (const SimConfig &cfg)
+{
+  return (amcc_time) (cfg.t0 * 1e9) + ns3::Simulator::Now ().GetNanoSeconds ();
+}
+
+bool
+sim_config_read (const char *path, SimConfig &cfg)
+{
+  std::ifstream in (path);
+  if (!in) {
+    fprintf (stderr, "amcast-sim: cannot read %s\n", path);
+    return false;
+  }
+  std::string line;
+  int n = 0;
+  while (std::getline (in, line)) {
+    n++;
+    std::istringstream s (line);
+    std::string k;
+    if (!(s >> k) || k[0] == '#')
+      continue;
+    bool ok = true;
+    if (k == "duration")
+      ok = !!(s >> cfg.duration_s);
+    else if (k == "t0")
+      ok = !!(s >> cfg.t0);
+    else if (k == "seed")
+      ok = !!(s >> cfg.seed);
+    else if (k == "protocol")
+      ok = !!(s >> cfg.protocol);
+    else if (k == "group")
+      ok = !!(s >> cfg.group >> cfg.port);
+    else if (k == "video")
+      ok = !!(s >> cfg.fps >> cfg.key_int >> cfg.initial_bps >> cfg.min_bps >> cfg.max_bps
+          >> cfg.rtcp_ms);
+    else if (k == "jitter")
+      ok = !!(s >> cfg.delay_jitter_ms);
+    else if (k == "igmp")
+      ok = !!(s >> cfg.join_latency_s >> cfg.leave_latency_s);
+    else if (k == "node") {
+      std::string name, kind;
+      ok = !!(s >> name >> kind) && (kind == "host" || kind == "router");
+      cfg.nodes.emplace_back (name, kind == "router");
+    } else if (k == "link") {
+      SimLink l;
+      ok = !!(s >> l.a >> l.b >> l.rate_bps[0] >> l.rate_bps[1] >> l.queue_bytes[0]
+          >> l.queue_bytes[1] >> l.delay_ms[0] >> l.delay_ms[1] >> l.loss_pct[0]
+          >> l.loss_pct[1]);
+      cfg.links.push_back (l);
+    } else if (k == "sender")
+      ok = !!(s >> cfg.sender);
+    else if (k == "receiver") {
+      SimReceiver r;
+      ok = !!(s >> r.name >> r.host >> r.join_s >> r.leave_s);
+      cfg.receivers.push_back (r);
+    } else if (k == "flow") {
+      SimFlow f;
+      ok = !!(s >> f.name >> f.kind >> f.src >> f.dst >> f.cc >> f.rate_bps >> f.port);
+      std::string p;
+      while (ok && s >> p) {
+        size_t c = p.find (':');
+        ok = c != std::string::npos;
+        if (ok)
+          f.on.emplace_back (atof (p.substr (0, c).c_str ()), atof (p.substr (c + 1).c_str ()));
+      }
+      cfg.flows.push_back (f);
+    } else {
+      fprintf (stderr, "amcast-sim: %s:%d: unknown record '%s'\n", path, n, k.c_str ());
+      return false;
+    }
+    if (!ok) {
+      fprintf (stderr, "amcast-sim: %s:%d: bad '%s' record\n", path, n, k.c_str ());
+      return false;
+    }
+  }
+  if (cfg.duration_s <= 0 || cfg.protocol.empty () || cfg.sender.empty () || cfg.fps <= 0
+      || cfg.key_int == 0 || cfg.rtcp_ms == 0) {
+    fprintf (stderr, "amcast-sim: %s: duration, protocol, sender and video are required\n", path);
+    return false;
+  }
+  return true;
+}

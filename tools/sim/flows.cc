@@ -1,0 +1,153 @@
+/* flows.cc - the competing flows of a scenario ([[flow]]), as tools/testbed/flowgen.py runs
+ * them: bulk TCP (one connection per on-period, NewReno or CUBIC chosen per socket), UDP CBR and
+ * square waves (1200-byte datagrams, paced at rate_bps of UDP payload while on); each sink
+ * writes flows/NAME.csv, `time_s,bytes` every second, idle seconds too. */
+#include "ns3/inet-socket-address.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-cubic.h"
+#include "ns3/tcp-l4-protocol.h"
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/udp-socket-factory.h"
+#include "sim.h"
+
+using namespace ns3;
+
+static const uint32_t UDP_SIZE = 1200;        /* flowgen's datagram payload */
+static const uint32_t TCP_CHUNK = 64 * 1024;  /* bytes handed to the socket at a time */
+
+FlowSink::FlowSink (const SimConfig &cfg, bool tcp, uint16_t port, const std::string &csv_path)
+  : cfg_ (cfg), tcp_ (tcp), port_ (port)
+{
+  csv_ = fopen (csv_path.c_str (), "w");
+  if (csv_)
+    fprintf (csv_, "time_s,bytes\n");
+}
+
+FlowSink::~FlowSink ()
+{
+  if (csv_)
+    fclose (csv_);
+}
+
+void
+FlowSink::StartApplication ()
+{
+  listen_ = Socket::CreateSocket (GetNode (), tcp_ ? TcpSocketFactory::GetTypeId ()
+      : UdpSocketFactory::GetTypeId ());
+  listen_->Bind (InetSocketAddress (Ipv4Address::GetAny (), port_));
+  if (tcp_) {
+    listen_->Listen ();
+    listen_->SetAcceptCallback (MakeNullCallback<bool, Ptr<Socket>, const Address &> (),
+        MakeCallback (&FlowSink::OnAccept, this));
+  } else
+    listen_->SetRecvCallback (MakeCallback (&FlowSink::OnRecv, this));
+  Simulator::Schedule (Seconds (1.0), &FlowSink::Row, this);
+}
+
+void
+FlowSink::StopApplication ()
+{
+  listen_->Close ();
+  for (auto &s : conns_)
+    s->Close ();
+  if (csv_)
+    fflush (csv_);
+}
+
+void
+FlowSink::OnAccept (Ptr<Socket> s, const Address &)
+{
+  s->SetRecvCallback (MakeCallback (&FlowSink::OnRecv, this));
+  conns_.push_back (s);
+}
+
+void
+FlowSink::OnRecv (Ptr<Socket> s)
+{
+  Ptr<Packet> p;
+  while ((p = s->Recv ()))
+    bytes_ += p->GetSize ();
+}
+
+void
+FlowSink::Row ()
+{
+  double now = Simulator::Now ().GetSeconds ();
+  if (csv_)
+    fprintf (csv_, "%.6f,%llu\n", cfg_.t0 + now, (unsigned long long) bytes_);
+  bytes_ = 0;
+  if (now + 1.0 <= cfg_.duration_s + 1e-9)
+    Simulator::Schedule (Seconds (1.0), &FlowSink::Row, this);
+}
+
+FlowSource::FlowSource (const SimFlow &f, Ipv4Address dst) : f_ (f), dst_ (dst)
+{
+}
+
+void
+FlowSource::StartApplication ()
+{
+  for (auto &p : f_.on) {
+    Simulator::Schedule (Seconds (p.first), &FlowSource::Begin, this, p.second);
+  }
+}
+
+void
+FlowSource::StopApplication ()
+{
+  End ();
+}
+
+void
+FlowSource::Begin (double until_s)
+{
+  End ();
+  on_ = true;
+  bool tcp = f_.kind.rfind ("tcp", 0) == 0;
+  if (tcp) {
+    TypeId cc = f_.cc == "cubic" ? TcpCubic::GetTypeId () : TcpNewReno::GetTypeId ();
+    sock_ = GetNode ()->GetObject<TcpL4Protocol> ()->CreateSocket (cc);
+    sock_->Bind ();
+    sock_->Connect (InetSocketAddress (dst_, f_.port));
+    sock_->SetSendCallback (MakeCallback (&FlowSource::FillTcp, this));
+    FillTcp (sock_, 0);
+  } else {
+    sock_ = Socket::CreateSocket (GetNode (), UdpSocketFactory::GetTypeId ());
+    sock_->Bind ();
+    sock_->Connect (InetSocketAddress (dst_, f_.port));
+    SendUdp ();
+  }
+  Simulator::Schedule (Seconds (until_s) - Simulator::Now (), &FlowSource::End, this);
+}
+
+void
+FlowSource::End ()
+{
+  on_ = false;
+  Simulator::Cancel (ev_);
+  if (sock_) {
+    sock_->SetSendCallback (MakeNullCallback<void, Ptr<Socket>, uint32_t> ());
+    sock_->Close ();
+    sock_ = nullptr;
+  }
+}
+
+void
+FlowSource::FillTcp (Ptr<Socket> s, uint32_t)
+{
+  while (on_ && s->GetTxAvailable () > 0) {
+    uint32_t n = std::min (s->GetTxAvailable (), TCP_CHUNK);
+    if (s->Send (Create<Packet> (n)) < 0)
+      break;
+  }
+}
+
+void
+FlowSource::SendUdp ()
+{
+  if (!on_)
+    return;
+  sock_->Send (Create<Packet> (UDP_SIZE));
+  ev_ = Simulator::Schedule (Seconds (8.0 * UDP_SIZE / f_.rate_bps), &FlowSource::SendUdp, this);
+}

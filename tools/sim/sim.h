@@ -1,0 +1,198 @@
+/* sim.h - the ns-3 harness of gst-amcast (docs/sim.md): what the scenario says (SimConfig,
+ * read from the plain file tools/sim/amcast-sim writes from a testbed scenario), and the
+ * applications that run in the simulated network.
+ *
+ * Contract: the video applications drive lib/cc only through amcc/controller.h, exactly the
+ * calls the elements make (gst/common/gstamcc.c, gstamccrx.c); they never reach into a
+ * protocol. Every trace they write has the format of docs/run-directory.md, times on the
+ * scenario's clock t0 + simulated time, so tools/testbed's analysis and evalvid-run read a
+ * simulated run like a testbed run. */
+#ifndef AMCAST_SIM_H
+#define AMCAST_SIM_H
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ns3/application.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/socket.h"
+
+extern "C" {
+#include <amcc/controller.h>
+}
+
+struct SimLink {
+  std::string a, b;
+  double rate_bps[2];         /* a->b, b->a; 0 = not shaped */
+  uint64_t queue_bytes[2];    /* drop-tail queue on each sending end, bytes */
+  double delay_ms[2];
+  double loss_pct[2];
+};
+
+struct SimReceiver {
+  std::string name, host;
+  double join_s, leave_s;
+};
+
+struct SimFlow {
+  std::string name, kind, src, dst, cc;
+  double rate_bps;
+  uint16_t port;
+  std::vector<std::pair<double, double>> on;   /* on-periods, scenario seconds */
+};
+
+struct SimConfig {
+  double duration_s = 0, t0 = 0;
+  uint64_t seed = 1;
+  std::string protocol, group = "239.1.2.3", sender;
+  uint16_t port = 5004;
+  /* [video] */
+  double fps = 25, initial_bps = 500000, min_bps = 50000, max_bps = 4000000;
+  uint32_t key_int = 25, rtcp_ms = 1000;
+  /* the IGMP model: a route appears this long after a join, goes this long after a leave */
+  double join_latency_s = 0.005, leave_latency_s = 2.0;
+  /* the delay line's own extra delay on delayed links (amcast-sim.cc, DelayLineChannel) */
+  double delay_jitter_ms = 0.2;
+  std::vector<std::pair<std::string, bool>> nodes;  /* name, is a router */
+  std::vector<SimLink> links;
+  std::vector<SimReceiver> receivers;
+  std::vector<SimFlow> flows;
+};
+
+/* Parses the file; on error prints "amcast-sim: FILE:LINE: ..." and returns false. */
+bool sim_config_read (const char *path, SimConfig &cfg);
+
+/* amcc time (ns) of the scenario clock: t0 + simulated time, as the elements' CLOCK_REALTIME. */
+amcc_time sim_now (const SimConfig &cfg);
+
+/* ---- the video session (video.cc) ---- */
+/* One RTCP timer as rtpsession runs it (RFC 3550 6.3): deterministic interval from the session
+ * bandwidth and group size with the configured minimum, randomised over [0.5, 1.5] and divided
+ * by e - 3/2; the first one after half the minimum. */
+struct RtcpTimer {
+  double min_s = 1.0;
+  bool first = true;
+  ns3::Ptr<ns3::UniformRandomVariable> u;
+  double next_interval (double session_bps, uint32_t members, bool is_sender, uint32_t senders,
+      double avg_rtcp_bytes);
+};
+
+class VideoSender : public ns3::Application {
+ public:
+  VideoSender (const SimConfig &cfg, const amcc_protocol *proto, const std::string &run_dir);
+  ~VideoSender () override;
+  uint64_t packets_sent = 0;
+  uint64_t rtcp_in = 0, app_taken = 0, app_bad = 0;
+
+ private:
+  void StartApplication () override;
+  void StopApplication () override;
+  void NextFrame ();
+  void Pace ();
+  void SendRtcp (bool early);
+  void ScheduleEarly ();
+  void OnRtcp (ns3::Ptr<ns3::Socket> s);
+  void Drain (ns3::Ptr<ns3::Socket> s);
+
+  const SimConfig &cfg_;
+  amcc_sender *cc_ = nullptr;
+  ns3::Ptr<ns3::Socket> rtp_, rtcp_;
+  uint32_t ssrc_;
+  uint32_t seq_ = 0, frame_ = 0;
+  double gop_bps_ = 0;
+  struct Queued { uint32_t size, frame; char type; uint32_t rtp_ts; };
+  std::vector<Queued> queue_;
+  size_t queue_head_ = 0;
+  ns3::Time next_slot_;
+  ns3::EventId pace_ev_, early_ev_, rtcp_ev_;
+  ns3::Time last_rtcp_;
+  RtcpTimer timer_;
+  ns3::Ptr<ns3::UniformRandomVariable> jitter_;
+  FILE *sd_ = nullptr, *rate_ = nullptr;
+  uint64_t bytes_ = 0, bytes_at_row_ = 0;
+  double row_time_ = 0;
+};
+
+class VideoReceiver : public ns3::Application {
+ public:
+  VideoReceiver (const SimConfig &cfg, const amcc_protocol *proto, const SimReceiver &rx,
+      uint32_t ssrc, const std::string &run_dir);
+  ~VideoReceiver () override;
+  uint64_t packets = 0, rtcp_in = 0, reports_sent = 0;
+
+ private:
+  void StartApplication () override;
+  void StopApplication () override;
+  void OnRtp (ns3::Ptr<ns3::Socket> s);
+  void OnRtcp (ns3::Ptr<ns3::Socket> s);
+  void SendRtcp (bool early, bool bye);
+  void ScheduleEarly ();
+
+  const SimConfig &cfg_;
+  const amcc_protocol *proto_;
+  SimReceiver rx_;
+  amcc_receiver *cc_ = nullptr;
+  uint32_t ssrc_;
+  ns3::Ptr<ns3::Socket> rtp_, rtcp_;
+  ns3::EventId rtcp_ev_, early_ev_;
+  ns3::Time last_rtcp_;
+  RtcpTimer timer_;
+  uint32_t sender_ssrc_ = 0, lsr_ = 0;
+  ns3::Time sr_arrival_;
+  bool have_sr_ = false;
+  double sender_bps_ = 0;
+  std::vector<std::pair<uint32_t, ns3::Time>> peers_;   /* SSRCs heard in RTCP, last heard */
+  FILE *rd_ = nullptr, *stats_ = nullptr;
+  uint64_t bytes_ = 0, bytes_at_row_ = 0;
+  double row_time_ = 0;
+};
+
+/* ---- competing flows (flows.cc) ---- */
+/* A flow's sink: counts payload bytes and writes flows/NAME.csv (time_s,bytes) every second. */
+class FlowSink : public ns3::Application {
+ public:
+  FlowSink (const SimConfig &cfg, bool tcp, uint16_t port, const std::string &csv_path);
+  ~FlowSink () override;
+
+ private:
+  void StartApplication () override;
+  void StopApplication () override;
+  void OnAccept (ns3::Ptr<ns3::Socket> s, const ns3::Address &from);
+  void OnRecv (ns3::Ptr<ns3::Socket> s);
+  void Row ();
+
+  const SimConfig &cfg_;
+  bool tcp_;
+  uint16_t port_;
+  ns3::Ptr<ns3::Socket> listen_;
+  std::vector<ns3::Ptr<ns3::Socket>> conns_;
+  FILE *csv_ = nullptr;
+  uint64_t bytes_ = 0;
+  double next_row_ = 1.0;
+};
+
+/* Bulk TCP (one connection per on-period, NewReno or CUBIC) or paced UDP (1200-byte datagrams
+ * at rate_bps while on), as flowgen.py does in the testbed. */
+class FlowSource : public ns3::Application {
+ public:
+  FlowSource (const SimFlow &f, ns3::Ipv4Address dst);
+
+ private:
+  void StartApplication () override;
+  void StopApplication () override;
+  void Begin (double until_s);
+  void End ();
+  void FillTcp (ns3::Ptr<ns3::Socket> s, uint32_t avail);
+  void SendUdp ();
+
+  SimFlow f_;
+  ns3::Ipv4Address dst_;
+  ns3::Ptr<ns3::Socket> sock_;
+  ns3::EventId ev_;
+  bool on_ = false;
+};
+#endif
