@@ -41,12 +41,15 @@ GST_DEBUG_CATEGORY_STATIC (asmpsink_debug);
 enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP,
   PROP_PROTOCOL, PROP_INITIAL_BITRATE, PROP_MIN_BITRATE, PROP_MAX_BITRATE,
-  PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_TRACE_DIR, PROP_SDP_FILE,
+  PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_TRACE_DIR, PROP_SDP_FILE,
   PROP_STATS, PROP_RECEIVER_TIMEOUT, PROP_PACING, PROP_PACING_FACTOR, PROP_MAX_PACING_DELAY,
   PROP_RATE_MATCH,
   N_PROPS
 };
 static GParamSpec *props[N_PROPS];
+
+enum { SIGNAL_EXCLUDE_RECEIVER, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 struct _GstAsmpSink {
   GstBin parent;
@@ -62,6 +65,7 @@ struct _GstAsmpSink {
   guint initial_bps, min_bps, max_bps, target_bps;
   GstElement *encoder_prop;
   guint rtcp_interval_ms, receiver_timeout_ms;
+  guint max_ssrcs_per_host;
   gchar *trace_dir, *sdp_file;
   gboolean pacing;
   gdouble pacing_factor;
@@ -225,7 +229,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
   GstAsmpSink *self = user_data;
   gint64 now = gst_am_now ();
   gboolean appended = FALSE, changed = FALSE;
-  GstStructure *stats = NULL;
+  GstStructure *stats = NULL, *outlier = NULL;
   guint bps = 0;
   GstAmEncKind kind;
 
@@ -236,7 +240,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
     changed = update_target_locked (self, now);
     bps = self->target_bps;
     if (!early) {
-      stats = gst_am_cc_sender_stats (self->cc, now, self->target_bps);
+      stats = gst_am_cc_sender_stats (self->cc, now, self->target_bps, &outlier);
       gst_structure_set (stats, "encoder", G_TYPE_STRING,
           gst_am_encoder_kind_name (self->enc.kind), "encoder-bitrate", G_TYPE_UINT,
           self->enc.applied_bps, "encoder-setting", G_TYPE_UINT, self->enc.setting_bps, NULL);
@@ -254,6 +258,9 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
   if (stats)
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), stats));
+  if (outlier)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), outlier));
   /* TRUE keeps an early packet that carries our APP from being suppressed (AVPF) */
   return appended;
 }
@@ -328,6 +335,9 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
     case PROP_RTCP_INTERVAL:
       self->rtcp_interval_ms = g_value_get_uint (value);
       break;
+    case PROP_MAX_SSRCS_PER_HOST:
+      self->max_ssrcs_per_host = g_value_get_uint (value);
+      break;
     case PROP_RECEIVER_TIMEOUT:
       self->receiver_timeout_ms = g_value_get_uint (value);
       break;
@@ -391,6 +401,7 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_object (value, self->encoder_prop ? self->encoder_prop : self->enc.encoder);
       break;
     case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
+    case PROP_MAX_SSRCS_PER_HOST: g_value_set_uint (value, self->max_ssrcs_per_host); break;
     case PROP_RECEIVER_TIMEOUT: g_value_set_uint (value, self->receiver_timeout_ms); break;
     case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
     case PROP_SDP_FILE: g_value_set_string (value, self->sdp_file); break;
@@ -456,6 +467,7 @@ start_locked (GstAsmpSink * self)
   cfg.min_bps = self->min_bps;
   cfg.max_bps = self->max_bps;
   cfg.rtcp_interval_ms = self->rtcp_interval_ms;
+  cfg.max_ssrcs_per_host = self->max_ssrcs_per_host;
   cfg.receiver_timeout_ms = self->receiver_timeout_ms;
   self->cc = gst_am_cc_sender_new (&cfg, gst_am_now ());
   if (!self->cc) {
@@ -571,6 +583,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
   self->max_bps = DEFAULT_MAX_BPS;
   self->target_bps = DEFAULT_INITIAL_BPS;
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
+  self->max_ssrcs_per_host = GST_AM_GUARD_MAX_PER_HOST;
   self->pacing = DEFAULT_PACING;
   self->pacing_factor = DEFAULT_PACING_FACTOR;
   self->max_pacing_delay_ms = DEFAULT_MAX_PACING_DELAY_MS;
@@ -633,6 +646,21 @@ gst_asmp_sink_finalize (GObject * object)
   G_OBJECT_CLASS (gst_asmp_sink_parent_class)->finalize (object);
 }
 
+/* Action signal: the application excludes (or readmits) a receiver, e.g. the SSRC of an
+ * 'asmpsink-outlier' message; lib/cc then ignores its feedback. FALSE before PLAYING or when the
+ * receiver table is full. */
+static gboolean
+gst_asmp_sink_exclude_receiver (GstAsmpSink * self, guint ssrc, gboolean exclude)
+{
+  gboolean ok = FALSE;
+
+  g_mutex_lock (self->lockp);
+  if (self->cc)
+    ok = gst_am_cc_sender_exclude (self->cc, gst_am_now (), ssrc, exclude);
+  g_mutex_unlock (self->lockp);
+  return ok;
+}
+
 static void
 gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
 {
@@ -681,6 +709,11 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
   props[PROP_RTCP_INTERVAL] = g_param_spec_uint ("rtcp-interval", "RTCP interval",
       "Minimum RTCP interval (ms), given to rtpsession's rtcp-min-interval; stats are "
       "posted once per RTCP packet", 1, 600000, GST_AM_DEFAULT_RTCP_INTERVAL_MS, rw_ready);
+  props[PROP_MAX_SSRCS_PER_HOST] = g_param_spec_uint ("max-ssrcs-per-host", "Max SSRCs per host",
+      "RTCP SSRCs one source address may speak for at a time; RTCP that would bind more is "
+      "dropped (rtcp-host-full), so one host cannot grow the member count and the RTCP interval "
+      "(docs/security.md). 0 = no limit (e.g. many test receivers on one host)", 0, G_MAXUINT,
+      GST_AM_GUARD_MAX_PER_HOST, rw_ready);
   props[PROP_RECEIVER_TIMEOUT] = g_param_spec_uint ("receiver-timeout", "Receiver timeout",
       "ASMP: a receiver silent this long (ms; no RR, no report) no longer holds the rate down; "
       "0 = 3 x rtcp-interval. Raise it when receivers use a longer RTCP interval (large "
@@ -713,6 +746,10 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
       "off by default)", FALSE,
       rw | GST_PARAM_MUTABLE_PLAYING);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
+  signals[SIGNAL_EXCLUDE_RECEIVER] = g_signal_new_class_handler ("exclude-receiver",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
+      G_CALLBACK (gst_asmp_sink_exclude_receiver), NULL, NULL, NULL, G_TYPE_BOOLEAN, 2,
+      G_TYPE_UINT, G_TYPE_BOOLEAN);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "ASMP multicast RTP sink",

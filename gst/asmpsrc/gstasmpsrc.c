@@ -26,7 +26,7 @@ GST_DEBUG_CATEGORY_STATIC (asmpsrc_debug);
 
 enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_RTCP_ADDRESS, PROP_TTL_MC,
-  PROP_LOOP, PROP_PROTOCOL, PROP_CAPS, PROP_RTCP_INTERVAL, PROP_LATENCY, PROP_TRACE_DIR,
+  PROP_LOOP, PROP_PROTOCOL, PROP_CAPS, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_LATENCY, PROP_TRACE_DIR,
   PROP_STATS, N_PROPS
 };
 static GParamSpec *props[N_PROPS];
@@ -45,6 +45,7 @@ struct _GstAsmpSrc {
   gint protocol;                /* GST_TYPE_AM_PROTOCOL: index into lib/cc's registry */
   GstCaps *caps;
   guint rtcp_interval_ms, latency_ms;
+  guint max_ssrcs_per_host;
   gchar *trace_dir;
   gboolean traced;              /* traces opened since trace-dir was set (a re-join appends) */
 
@@ -255,6 +256,9 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
     case PROP_RTCP_INTERVAL:
       self->rtcp_interval_ms = g_value_get_uint (value);
       break;
+    case PROP_MAX_SSRCS_PER_HOST:
+      self->max_ssrcs_per_host = g_value_get_uint (value);
+      break;
     case PROP_LATENCY:
       self->latency_ms = g_value_get_uint (value);
       break;
@@ -288,6 +292,7 @@ gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PROTOCOL: g_value_set_enum (value, self->protocol); break;
     case PROP_CAPS: gst_value_set_caps (value, self->caps); break;
     case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
+    case PROP_MAX_SSRCS_PER_HOST: g_value_set_uint (value, self->max_ssrcs_per_host); break;
     case PROP_LATENCY: g_value_set_uint (value, self->latency_ms); break;
     case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
     case PROP_STATS:
@@ -348,6 +353,7 @@ start_locked (GstAsmpSrc * self)
   gst_am_set_rtcp_interval (self->rtpbin, self->rtcp_interval_ms);
 
   cfg.rtcp_interval_ms = self->rtcp_interval_ms;
+  cfg.max_ssrcs_per_host = self->max_ssrcs_per_host;
   cfg.clock_rate = clock_rate > 0 ? clock_rate : 90000;
   if (!self->group_protocol)    /* in a group the group lends its receiver to one stream */
     self->cc = gst_am_cc_receiver_new (&cfg, gst_am_now (), gst_am_internal_ssrc (self->rtpbin));
@@ -432,6 +438,7 @@ gst_asmp_src_init (GstAsmpSrc * self)
   self->protocol = GST_AM_PROTOCOL_DEFAULT;
   self->caps = gst_caps_from_string (DEFAULT_CAPS);
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
+  self->max_ssrcs_per_host = GST_AM_GUARD_MAX_PER_HOST;
   self->latency_ms = DEFAULT_LATENCY_MS;
   self->seqext = g_hash_table_new_full (NULL, NULL, NULL, g_free);
 
@@ -525,6 +532,11 @@ gst_asmp_src_class_init (GstAsmpSrcClass * klass)
       "Minimum RTCP interval (ms), given to rtpsession's rtcp-min-interval; one report and "
       "one stats message per RTCP packet", 1, 600000, GST_AM_DEFAULT_RTCP_INTERVAL_MS,
       rw_ready);
+  props[PROP_MAX_SSRCS_PER_HOST] = g_param_spec_uint ("max-ssrcs-per-host", "Max SSRCs per host",
+      "RTCP SSRCs one source address may speak for at a time; RTCP that would bind more is "
+      "dropped (rtcp-host-full), so one host cannot grow the member count and the RTCP interval "
+      "(docs/security.md). 0 = no limit (e.g. many test receivers on one host)", 0, G_MAXUINT,
+      GST_AM_GUARD_MAX_PER_HOST, rw_ready);
   props[PROP_LATENCY] = g_param_spec_uint ("latency", "Latency",
       "Jitterbuffer latency (ms)", 0, G_MAXUINT, DEFAULT_LATENCY_MS, rw_ready);
   props[PROP_TRACE_DIR] = g_param_spec_string ("trace-dir", "Trace directory",

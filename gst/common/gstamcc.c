@@ -177,9 +177,10 @@ gst_am_rtcp_append_app (GstBuffer * buf, guint8 subtype, guint32 ssrc,
 }
 
 GstAmSourceGuard *
-gst_am_cc_guard_new (guint rtcp_interval_ms)
+gst_am_cc_guard_new (const GstAmCcConfig * cfg)
 {
-  return gst_am_source_guard_new (MAX ((gint64) rtcp_interval_ms * 10, 30000) * GST_MSECOND);
+  return gst_am_source_guard_new (MAX ((gint64) cfg->rtcp_interval_ms * 10, 30000) * GST_MSECOND,
+      cfg->max_ssrcs_per_host);
 }
 
 gboolean
@@ -211,6 +212,8 @@ gst_am_cc_count_app (GstAmCcCounters * c, amcc_app_result res)
     c->app_foreign++;
   else if (res == AMCC_APP_UNPROVEN)
     c->app_unproven++;
+  else if (res == AMCC_APP_EXCLUDED)
+    c->app_excluded++;
 }
 
 gboolean
@@ -239,7 +242,14 @@ struct _GstAmCcSender {
   guint32 own_ssrc;
   guint64 packets, bytes, bytes_at_stats;
   gint64 stats_time;
+  guint32 outlier_posted;       /* the outlier last announced, 0 = none */
 };
+
+gboolean
+gst_am_cc_sender_exclude (GstAmCcSender * s, gint64 now, guint32 ssrc, gboolean exclude)
+{
+  return amcc_sender_exclude (s->cc, now, ssrc, exclude) == AMCC_OK;
+}
 
 amcc_sender *
 gst_am_cc_sender_controller (GstAmCcSender * s)
@@ -267,7 +277,7 @@ gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now)
     return NULL;
   s = g_new0 (GstAmCcSender, 1);
   s->cc = cc;
-  s->guard = gst_am_cc_guard_new (cfg->rtcp_interval_ms);
+  s->guard = gst_am_cc_guard_new (cfg);
   s->stats_time = now;
   return s;
 }
@@ -398,7 +408,8 @@ gst_am_cc_sender_counters (GstAmCcSender * s)
 }
 
 GstStructure *
-gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
+gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps,
+    GstStructure ** outlier)
 {
   GValue arr = G_VALUE_INIT;
   GstStructure *st;
@@ -411,6 +422,14 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
   s->stats_time = now;
   s->bytes_at_stats = s->bytes;
   amcc_sender_get_stats (s->cc, now, &cs);
+  if (outlier)
+    *outlier = NULL;
+  if (cs.have_outlier && cs.outlier_ssrc != s->outlier_posted && outlier)
+    *outlier = gst_structure_new ("asmpsink-outlier",
+        "ssrc", G_TYPE_UINT, cs.outlier_ssrc,
+        "rate-bps", G_TYPE_DOUBLE, cs.outlier_rate_bps,
+        "next-rate-bps", G_TYPE_DOUBLE, cs.next_rate_bps, NULL);
+  s->outlier_posted = cs.have_outlier ? cs.outlier_ssrc : 0;
 
   g_value_init (&arr, GST_TYPE_ARRAY);
   while ((p = amcc_sender_next_peer (s->cc, &it))) {
@@ -424,6 +443,7 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
             "jitter-s", G_TYPE_DOUBLE, p->jitter_s,
             "congested", G_TYPE_BOOLEAN, p->congested,
             "sender-rtt-s", G_TYPE_DOUBLE, p->sender_rtt_s,
+            "excluded", G_TYPE_BOOLEAN, p->excluded,
             "age-s", G_TYPE_DOUBLE, (now - p->reported) / 1e9, NULL));
     gst_value_array_append_and_take_value (&arr, &sv);
   }
@@ -447,6 +467,9 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps)
       "app-received", G_TYPE_UINT64, s->c.app_in,
       "app-malformed", G_TYPE_UINT64, s->c.app_malformed,
       "app-unproven", G_TYPE_UINT64, s->c.app_unproven,
+      "app-excluded", G_TYPE_UINT64, s->c.app_excluded,
+      "outlier-ssrc", G_TYPE_UINT, cs.have_outlier ? cs.outlier_ssrc : 0,
+      "excluded", G_TYPE_UINT, cs.excluded,
       "app-sent", G_TYPE_UINT64, s->c.app_sent,
       "app-no-room", G_TYPE_UINT64, s->c.app_no_room, NULL);
   gst_structure_take_value (st, "reports", &arr);

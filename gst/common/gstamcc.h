@@ -28,6 +28,7 @@ typedef struct {
   guint rtcp_interval_ms;
   guint receiver_timeout_ms;      /* sender: forget silent receivers; 0 = lib/cc's default */
   guint clock_rate;               /* receiver: RTP clock rate of the stream */
+  guint max_ssrcs_per_host;       /* RTCP SSRCs one source address may bind, 0 = no limit */
 } GstAmCcConfig;
 
 typedef struct {
@@ -39,9 +40,10 @@ typedef struct {
   guint64 app_sent;               /* APP packets we appended */
   guint64 app_no_room;            /* could not append: RTCP MTU reached */
   guint64 app_unproven;           /* from an SSRC that has not proven reception yet */
+  guint64 app_excluded;           /* from a receiver the application excluded */
   guint64 rtcp_spoofed;           /* dropped: spoke for an SSRC bound to another address */
   guint64 rtcp_ssrc_full;         /* dropped: a new SSRC with the binding table full */
-  guint64 rtcp_host_full;         /* dropped: a new SSRC from an address with 32 bound */
+  guint64 rtcp_host_full;         /* dropped: a new SSRC from an address at max-ssrcs-per-host */
 } GstAmCcCounters;
 
 /* ---- RTCP helpers (exposed for tests) ---- */
@@ -71,8 +73,13 @@ guint gst_am_cc_sender_rate (GstAmCcSender * s, gint64 now);
 /* When the sender wants its next extra (early) RTCP packet (gst_am_now ns), 0 = regular RTCP only. */
 gint64 gst_am_cc_sender_early_due (GstAmCcSender * s, gint64 now);
 void gst_am_cc_sender_set_limits (GstAmCcSender * s, guint min_bps, guint max_bps);
-/* Fields: see docs/elements.md "asmpsink-stats". Also writes the rate.csv numbers. */
-GstStructure *gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps);
+/* Fields: see docs/elements.md "asmpsink-stats". Also writes the rate.csv numbers. When lib/cc
+ * names an outlier that was not named at the previous call, *outlier (if not NULL) gets an
+ * "asmpsink-outlier" structure to post, else NULL. */
+GstStructure *gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps,
+    GstStructure ** outlier);
+/* The application excludes (or readmits) a receiver: its feedback no longer counts. */
+gboolean gst_am_cc_sender_exclude (GstAmCcSender * s, gint64 now, guint32 ssrc, gboolean exclude);
 const GstAmCcCounters *gst_am_cc_sender_counters (GstAmCcSender * s);
 /* lib/cc's controller (a simulcast bin ties its streams' controllers together). */
 amcc_sender *gst_am_cc_sender_controller (GstAmCcSender * s);
@@ -114,7 +121,7 @@ gboolean gst_am_rtcp_walk (GstBuffer * buf, const GstAmRtcpVisitor * v, gpointer
  * stamps its SRs with the wall clock). */
 guint32 gst_am_ntp_mid32 (gint64 now);
 /* The source-address guard of a role: bindings outlive 10 RTCP intervals of silence, 30 s at least. */
-GstAmSourceGuard *gst_am_cc_guard_new (guint rtcp_interval_ms);
+GstAmSourceGuard *gst_am_cc_guard_new (const GstAmCcConfig * cfg);
 /* Runs the guard on an incoming compound RTCP packet and counts a drop; TRUE: use it. */
 gboolean gst_am_cc_guard_pass (GstAmCcCounters * c, GstAmSourceGuard * g, GstBuffer * buf,
     gint64 now);

@@ -33,7 +33,7 @@ gst_am_cc_receiver_new (const GstAmCcConfig * cfg, gint64 now, guint32 own_ssrc)
     return NULL;
   r = g_new0 (GstAmCcReceiver, 1);
   r->cc = cc;
-  r->guard = gst_am_cc_guard_new (cfg->rtcp_interval_ms);
+  r->guard = gst_am_cc_guard_new (cfg);
   r->own_ssrc = own_ssrc;
   r->stats_time = now;
   return r;

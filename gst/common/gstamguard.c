@@ -20,13 +20,15 @@ typedef struct {
 struct _GstAmSourceGuard {
   GHashTable *bound;            /* ssrc -> Binding */
   gint64 forget_ns;
+  guint max_per_host;           /* 0 = no limit */
 };
 
 GstAmSourceGuard *
-gst_am_source_guard_new (gint64 forget_ns)
+gst_am_source_guard_new (gint64 forget_ns, guint max_per_host)
 {
   GstAmSourceGuard *g = g_new0 (GstAmSourceGuard, 1);
 
+  g->max_per_host = max_per_host;
   g->bound = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   g->forget_ns = forget_ns;
   return g;
@@ -172,7 +174,7 @@ gst_am_source_guard_check (GstAmSourceGuard * g, GstBuffer * rtcp, gint64 now)
     if (g_hash_table_size (g->bound) + fresh > GST_AM_GUARD_MAX_SSRCS)
       return GST_AM_GUARD_FULL;
   }
-  if (fresh && bound_to (g, addr, len, now) + fresh > GST_AM_GUARD_MAX_PER_HOST)
+  if (fresh && g->max_per_host && bound_to (g, addr, len, now) + fresh > g->max_per_host)
     return GST_AM_GUARD_CROWDED;
   for (i = 0; i < n; i++) {
     if (!(b = g_hash_table_lookup (g->bound, GUINT_TO_POINTER (ssrc[i])))) {

@@ -13,9 +13,10 @@
 G_BEGIN_DECLS
 
 #define GST_AM_GUARD_MAX_SSRCS 1024   /* bindings at most (an RTCP group this size is rare) */
-/* live bindings one address may hold: a host runs a member or a few (a sender and a receiver on
- * one machine, receivers restarted with new SSRCs); new SSRCs beyond it are dropped, so that one
- * host cannot grow rtpsession's member count (and with it the RTCP interval of every member) */
+/* default of the live bindings one address may hold (the elements' max-ssrcs-per-host): a host
+ * runs a member or a few (a sender and a receiver on one machine, receivers restarted with new
+ * SSRCs); new SSRCs beyond it are dropped, so that one host cannot grow rtpsession's member count
+ * (and with it the RTCP interval of every member) */
 #define GST_AM_GUARD_MAX_PER_HOST 32
 
 typedef struct _GstAmSourceGuard GstAmSourceGuard;
@@ -24,11 +25,12 @@ typedef enum {
   GST_AM_GUARD_PASS,            /* unknown sender address or every SSRC is its own: use it */
   GST_AM_GUARD_SPOOFED,         /* speaks for an SSRC bound to another address: drop */
   GST_AM_GUARD_FULL,            /* a new SSRC, and the table is full: drop */
-  GST_AM_GUARD_CROWDED          /* a new SSRC from an address holding MAX_PER_HOST: drop */
+  GST_AM_GUARD_CROWDED          /* a new SSRC from an address holding max_per_host: drop */
 } GstAmGuardVerdict;
 
-/* forget_ns: a binding not heard from this long is released. */
-GstAmSourceGuard *gst_am_source_guard_new (gint64 forget_ns);
+/* forget_ns: a binding not heard from this long is released; max_per_host: live bindings one
+ * address may hold, 0 = no limit. */
+GstAmSourceGuard *gst_am_source_guard_new (gint64 forget_ns, guint max_per_host);
 void gst_am_source_guard_free (GstAmSourceGuard * g);
 /* Checks a compound RTCP buffer (source address from its GstNetAddressMeta) and, when it
  * passes, binds its new SSRCs to that address; a BYE from the owner releases the binding. */

@@ -61,6 +61,8 @@ amcc_ctl_config_init (amcc_ctl_config *c)
   c->max_bps = 20e6;
   c->rtcp_interval = AMCC_NS_PER_S;
   c->clock_rate = 90000;
+  c->outlier_ratio = 0.5;
+  c->outlier_intervals = 10;
 }
 
 double
@@ -183,7 +185,8 @@ rates_valid (const amcc_ctl_config *c)
 amcc_sender *
 amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_time now)
 {
-  if (!proto || !proto->sender || !cfg || !(cfg->rtcp_interval > 0) || !rates_valid (cfg))
+  if (!proto || !proto->sender || !cfg || !(cfg->rtcp_interval > 0) || !rates_valid (cfg)
+      || !(cfg->outlier_ratio >= 0 && cfg->outlier_ratio < 1))
     return NULL;
   amcc_ctl_config c = *cfg;
   if (c.receiver_timeout <= 0)
@@ -200,6 +203,7 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
   s->live = 0;
   s->bye_seen = s->ramping = 0;
   s->last_rate = 0;
+  s->outlier_on = 0;
   memset (s->group, 0, sizeof s->group);
   s->group[0] = s;
   s->group_n = 1;
@@ -304,6 +308,8 @@ amcc_sender_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter, u
 
   if (about != s->cfg.ssrc)
     return;
+  if ((p = amcc_peers_find (&s->peers, reporter)) && p->excluded)
+    return;
   s->last_heard = now;
   /* a proof: it echoes one of our SRs and did not hold it longer than since we sent it
    * (DLSR in 1/65536 s; one unit of slack for its truncation) */
@@ -322,16 +328,31 @@ amcc_app_result
 amcc_sender_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
     uint8_t subtype, const uint8_t *data, size_t len)
 {
-  const amcc_peer *p;
+  const amcc_peer *p = amcc_peers_find (&s->peers, ssrc);
 
+  if (p && p->excluded)
+    return AMCC_APP_EXCLUDED;
   /* a report counts once its sender has proven it hears us (issue 14: a blind forger cannot) */
   if (s->cfg.proofs && ssrc != s->cfg.ssrc
-      && (!(p = amcc_peers_find (&s->peers, ssrc)) || p->proofs < s->cfg.proofs))
+      && (!p || p->proofs < s->cfg.proofs))
     return AMCC_APP_UNPROVEN;
   amcc_app_result r = s->proto->sender->on_app (s, now, ssrc, name, subtype, data, len);
   if (r == AMCC_APP_TAKEN)
     s->last_heard = now;
   return r;
+}
+
+int
+amcc_sender_exclude (amcc_sender *s, amcc_time now, uint32_t ssrc, int exclude)
+{
+  amcc_peer *p = exclude ? amcc_peers_get (&s->peers, ssrc) : amcc_peers_find (&s->peers, ssrc);
+
+  if (!p)
+    return exclude ? AMCC_ERR_NOMEM : AMCC_OK;
+  if (exclude && !p->excluded)
+    s->proto->sender->on_bye (s, now, ssrc);  /* forgotten; bye_seen stays: the expiry ramp */
+  p->excluded = exclude != 0;
+  return AMCC_OK;
 }
 
 void
@@ -422,6 +443,50 @@ amcc_sender_early_due (amcc_sender *s, amcc_time now)
   return s->proto->sender->early_due ? s->proto->sender->early_due (s, now) : AMCC_TIME_NONE;
 }
 
+/* The slowest live receiver when its rate stayed below cfg.outlier_ratio x the next slowest's
+ * for cfg.outlier_intervals RTCP intervals: one path (or one liar) holding the group far below
+ * everyone else, which the application may want to exclude (issue 14). Counts the excluded. */
+static void
+find_outlier (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
+{
+  const amcc_peer *lo = NULL;
+  double next = INFINITY;
+
+  for (size_t i = 0; i < s->peers.cap; i++) {
+    const amcc_peer *p = &s->peers.slot[i].p;
+    if (!s->peers.slot[i].used)
+      continue;
+    if (p->excluded) {
+      st->excluded++;
+      continue;
+    }
+    amcc_time seen = p->heard > p->reported ? p->heard : p->reported;
+    if (p->reported == AMCC_TIME_NONE || !(p->rate_bps > 0)
+        || now - seen > s->cfg.receiver_timeout)
+      continue;
+    if (!lo || p->rate_bps < lo->rate_bps) {
+      next = lo ? fmin (next, lo->rate_bps) : next;
+      lo = p;
+    } else
+      next = fmin (next, p->rate_bps);
+  }
+  if (!lo || !isfinite (next) || !(lo->rate_bps < s->cfg.outlier_ratio * next)) {
+    s->outlier_on = 0;
+    return;
+  }
+  if (!s->outlier_on || s->outlier != lo->ssrc) {
+    s->outlier_on = 1;
+    s->outlier = lo->ssrc;
+    s->outlier_since = now;
+  }
+  if (now - s->outlier_since >= (amcc_time) s->cfg.outlier_intervals * s->cfg.rtcp_interval) {
+    st->have_outlier = 1;
+    st->outlier_ssrc = lo->ssrc;
+    st->outlier_rate_bps = lo->rate_bps;
+    st->next_rate_bps = next;
+  }
+}
+
 void
 amcc_sender_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
 {
@@ -433,11 +498,12 @@ amcc_sender_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
     const amcc_peer *p = &s->peers.slot[i].p;
     amcc_time seen = p->heard > p->reported ? p->heard : p->reported;
     seen = p->proven > seen ? p->proven : seen;
-    if (s->peers.slot[i].used && seen != AMCC_TIME_NONE && now - seen > forget)
+    if (s->peers.slot[i].used && !p->excluded && seen != AMCC_TIME_NONE && now - seen > forget)
       amcc_peers_remove (&s->peers, p->ssrc);  /* a later entry may move here: look again */
     else
       i++;
   }
+  find_outlier (s, now, st);
 }
 
 const amcc_peer *

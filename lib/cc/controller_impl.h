@@ -37,6 +37,9 @@ struct amcc_sender {
   int ramping;                 /* a receiver expired (no BYE): the target rises by steps */
   double ramp_from;
   amcc_time ramp_at;
+  int outlier_on;              /* a candidate outlier is being timed */
+  uint32_t outlier;
+  amcc_time outlier_since;
   amcc_sender *group[AMCC_MAX_STREAMS];       /* the streams of the session, group[stream] */
   uint32_t group_n, stream;    /* 1 and 0 when not grouped */
 };

@@ -468,6 +468,8 @@ controller (src *s)
         } else if (op & 16) {                     /* the caller switched streams */
           (void) amcc_receiver_set_stream (rx, now, (uint32_t) take (s, 1) % 10);
           REQUIRE (amcc_receiver_wanted_stream (rx) < AMCC_MAX_STREAMS);
+        } else if (op & 32) {                     /* the application excludes / readmits */
+          REQUIRE (amcc_sender_exclude (tx, now, (uint32_t) take (s, 1), op & 64) == AMCC_OK);
         } else {
           amcc_sender_on_bye (tx, now, (uint32_t) take (s, 1));
         }
@@ -481,6 +483,7 @@ controller (src *s)
         amcc_sender_get_stats (tx, now, &ss);
         amcc_receiver_get_stats (rx, now, &rs);
         REQUIRE (isfinite (rs.rate_bps) && rs.mode != NULL);
+        REQUIRE (!ss.have_outlier || ss.outlier_rate_bps < ss.next_rate_bps);
         size_t it = 0;
         const amcc_peer *peer;
         while ((peer = amcc_sender_next_peer (tx, &it)))

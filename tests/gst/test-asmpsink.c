@@ -37,8 +37,8 @@ on_target (GObject * o, GParamSpec * p, Fixture * f)
 }
 
 static void
-fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms,
-    guint receiver_timeout_ms)
+fixture_init_full (Fixture * f, const gchar * protocol, guint rtcp_interval_ms,
+    guint receiver_timeout_ms, guint max_ssrcs_per_host)
 {
   GstElement *rtpbin;
 
@@ -54,7 +54,8 @@ fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms,
   gst_util_set_object_arg (G_OBJECT (f->sink), "protocol", protocol);
   g_object_set (f->sink, "address", "127.0.0.1", "port", f->port, "rtcp-interval",
       rtcp_interval_ms, "receiver-timeout", receiver_timeout_ms,
-      "initial-bitrate", 500000, "min-bitrate", 50000, "max-bitrate", 4000000, NULL);
+      "initial-bitrate", 500000, "min-bitrate", 50000, "max-bitrate", 4000000,
+      "max-ssrcs-per-host", max_ssrcs_per_host, NULL);
   f->bus = gst_bus_new ();
   gst_element_set_bus (f->sink, f->bus);
   f->rtcp_out = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
@@ -71,6 +72,13 @@ fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms,
   gst_harness_set_src_caps_str (f->h, "application/x-rtp,media=video,clock-rate=90000,"
       "encoding-name=H264,payload=96,ssrc=(uint)287454020");
   gst_harness_play (f->h);
+}
+
+static void
+fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms,
+    guint receiver_timeout_ms)
+{
+  fixture_init_full (f, protocol, rtcp_interval_ms, receiver_timeout_ms, 32);
 }
 
 static void
@@ -390,7 +398,8 @@ GST_START_TEST (test_echo_bounded_by_rtcp_mtu)
 
   /* receivers expire after receiver-timeout of the test clock's time, which every SR cranked
    * out advances by an RTCP interval: make it outlast the ten SRs below */
-  fixture_init_iv (&f, "asmp", 1000, 600000);
+  /* 300 receivers from one host (loopback): no per-host cap (docs/security.md) */
+  fixture_init_full (&f, "asmp", 1000, 600000, 0);
   push_rtp (&f, TRUE);
   gst_buffer_unref (next_sr (&f));
   for (i = 0; i < receivers; i++)
@@ -523,6 +532,75 @@ GST_START_TEST (test_forged_feedback_dropped)
   /* the honest receiver goes on; the other host's own SSRC is heard */
   fail_unless_equals_int (report_app (&f, "127.0.0.1", 0xAABBCCDD, 400000, 0), 400000);
   fail_unless_equals_int (report_app (&f, "127.0.0.2", 0x66666666, 350000, 0), 350000);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+/* Pops every message; returns the SSRC of the last 'asmpsink-outlier' (0 = none). */
+static guint
+pop_outlier (Fixture * f)
+{
+  GstMessage *m;
+  guint ssrc = 0;
+
+  while ((m = gst_bus_pop (f->bus))) {
+    const GstStructure *s = gst_message_get_structure (m);
+    if (s && gst_structure_has_name (s, "asmpsink-outlier"))
+      fail_unless (gst_structure_get_uint (s, "ssrc", &ssrc));
+    gst_message_unref (m);
+  }
+  return ssrc;
+}
+
+/* A member holding the group far below the others (here one claiming 20 kbit/s in its own
+ * name, which binding cannot stop) is announced once on the bus after 10 RTCP intervals; the
+ * application excludes it with the 'exclude-receiver' action signal, its reports are then
+ * refused (app-excluded) and the target climbs back to the honest receiver's rate. */
+GST_START_TEST (test_outlier_excluded)
+{
+  Fixture f;
+  GstStructure *st;
+  gboolean ok = FALSE;
+  guint i, excluded = 0, outlier = 0, announced = 0, target = 0, floor = 0;
+
+  fixture_init (&f, "asmp");
+  push_rtp (&f, TRUE);
+  gst_buffer_unref (next_sr (&f));
+  for (i = 0; i < 14; i++) {
+    report_app (&f, "127.0.0.1", 0xAABBCCDD, 300000, 0);
+    report_app (&f, "127.0.0.2", 0x66666666, 20000, 0);
+    gst_buffer_unref (next_sr (&f));
+    if (pop_outlier (&f) == 0x66666666)
+      announced++;
+  }
+  fail_unless_equals_int (announced, 1);
+  st = stats (&f);
+  fail_unless (gst_structure_get_uint (st, "outlier-ssrc", &outlier));
+  fail_unless_equals_int (outlier, 0x66666666);
+  gst_structure_free (st);
+  g_object_get (f.sink, "target-bitrate", &target, "min-bitrate", &floor, NULL);
+  fail_unless_equals_int (target, floor);       /* the liar rules */
+
+  g_signal_emit_by_name (f.sink, "exclude-receiver", 0x66666666u, TRUE, &ok);
+  fail_unless (ok);
+  for (i = 0; i < 30; i++) {
+    report_app (&f, "127.0.0.1", 0xAABBCCDD, 300000, 0);
+    report_app (&f, "127.0.0.2", 0x66666666, 20000, 0);
+    gst_buffer_unref (next_sr (&f));
+  }
+  g_object_get (f.sink, "target-bitrate", &target, NULL);
+  fail_unless_equals_int (target, 300000);
+  st = stats (&f);
+  fail_unless (gst_structure_get_uint (st, "excluded", &excluded));
+  fail_unless_equals_int (excluded, 1);
+  fail_unless (gst_structure_get_uint (st, "outlier-ssrc", &outlier));
+  fail_unless_equals_int (outlier, 0);
+  fail_unless (stat_u64 (st, "app-excluded") >= 30);
+  gst_structure_free (st);
+  /* readmitted, it holds the group down again */
+  g_signal_emit_by_name (f.sink, "exclude-receiver", 0x66666666u, FALSE, &ok);
+  fail_unless (ok);
+  fail_unless_equals_int (report_app (&f, "127.0.0.2", 0x66666666, 20000, 0), floor);
   fixture_clear (&f);
 }
 GST_END_TEST;
@@ -666,6 +744,7 @@ asmpsink_suite (void)
   tcase_add_test (tc, test_echo_bounded_by_rtcp_mtu);
   tcase_add_test (tc, test_receiver_timeout_on_test_clock);
   tcase_add_test (tc, test_forged_feedback_dropped);
+  tcase_add_test (tc, test_outlier_excluded);
   tcase_add_test (tc, test_tfmcc_sender_app);
   tcase_add_test (tc, test_tfmcc_early_rtcp);
   tcase_add_test (tc, test_bad_settings_clear_error);

@@ -322,7 +322,7 @@ check_from (GstAmSourceGuard * g, gint64 now, const gchar * from, guint32 rr, gu
  * SSRC; the table is capped. */
 GST_START_TEST (test_source_guard)
 {
-  GstAmSourceGuard *g = gst_am_source_guard_new (30 * GST_SECOND);
+  GstAmSourceGuard *g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST);
   gint64 t = 100 * GST_SECOND;
   guint i;
 
@@ -351,7 +351,7 @@ GST_START_TEST (test_source_guard)
 
   /* the cap: new SSRCs beyond it are dropped until silent ones are forgotten (from 64 hosts:
    * one host may not bind more than GST_AM_GUARD_MAX_PER_HOST) */
-  g = gst_am_source_guard_new (30 * GST_SECOND);
+  g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST);
   for (i = 0; i < GST_AM_GUARD_MAX_SSRCS; i++) {
     gchar *host = g_strdup_printf ("10.0.1.%u", i % 64 + 1);
     fail_unless_equals_int (check_from (g, t, host, 0x1000 + i, 0, 0), GST_AM_GUARD_PASS);
@@ -367,7 +367,7 @@ GST_START_TEST (test_source_guard)
   /* one host cannot grow the member count: past GST_AM_GUARD_MAX_PER_HOST live SSRCs its new
    * ones are dropped (a whole packet: 0x700 + 31 more would exceed it), other hosts still join,
    * its BYE or silence makes room again */
-  g = gst_am_source_guard_new (30 * GST_SECOND);
+  g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST);
   for (i = 0; i < GST_AM_GUARD_MAX_PER_HOST - 1; i++)
     fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x2000 + i, 0, 0), GST_AM_GUARD_PASS);
   fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x700, 31, 0), GST_AM_GUARD_CROWDED);

@@ -75,9 +75,16 @@ typedef struct amcc_ctl_config {
    * the session's layers; layers = 0: the protocol's default (AVMRC: the paper's 9 layers) */
   uint32_t layers;
   double layer_bps[AMCC_MAX_LAYERS];
+  /* sender: an outlier is a live receiver whose reported rate stayed below outlier_ratio x the
+   * next slowest receiver's for outlier_intervals RTCP intervals (amcc_sender_stats: timed from
+   * the first amcc_sender_get_stats that saw it, so call that once per RTCP interval); the
+   * application may exclude it (amcc_sender_exclude). outlier_ratio 0: never an outlier */
+  double outlier_ratio;
+  uint32_t outlier_intervals;
 } amcc_ctl_config;
 
-/* Fills the defaults: 500 kbit/s in [64 kbit/s, 20 Mbit/s], 1 s RTCP, timeout 0, 90 kHz. */
+/* Fills the defaults: 500 kbit/s in [64 kbit/s, 20 Mbit/s], 1 s RTCP, timeout 0, 90 kHz,
+ * outliers below 0.5 x the next slowest for 10 intervals. */
 void amcc_ctl_config_init (amcc_ctl_config *c);
 
 /* What became of an incoming APP packet (the caller counts these). */
@@ -86,7 +93,8 @@ typedef enum amcc_app_result {
   AMCC_APP_FOREIGN = 0,       /* another name: ignored */
   AMCC_APP_TAKEN = 1,         /* ours, used */
   AMCC_APP_IGNORED = 2,       /* ours by name, not for this role (another sender's, our own) */
-  AMCC_APP_UNPROVEN = 3       /* from an SSRC that has not yet proven reception (cfg.proofs) */
+  AMCC_APP_UNPROVEN = 3,      /* from an SSRC that has not yet proven reception (cfg.proofs) */
+  AMCC_APP_EXCLUDED = 4       /* from a receiver the application excluded (amcc_sender_exclude) */
 } amcc_app_result;
 
 /* An APP packet to append: payload in the caller's buffer. */
@@ -122,6 +130,7 @@ typedef struct amcc_peer {
   double sender_rtt_s;        /* RTT the sender measured for it (RR block), 0 = unknown */
   uint32_t proofs;            /* report blocks whose LSR was one of our recent SRs */
   amcc_time proven;           /* the last of them, AMCC_TIME_NONE = none */
+  int excluded;               /* amcc_sender_exclude: its feedback is ignored */
 } amcc_peer;
 
 typedef struct amcc_sender_stats {
@@ -129,6 +138,10 @@ typedef struct amcc_sender_stats {
   int have_slowest;
   uint32_t slowest_ssrc;      /* the receiver that sets the rate (ASMP's minimum, TFMCC's CLR) */
   double slowest_rate_bps;
+  int have_outlier;           /* cfg.outlier_ratio / outlier_intervals */
+  uint32_t outlier_ssrc;
+  double outlier_rate_bps, next_rate_bps;     /* its reported rate; the next slowest's */
+  uint32_t excluded;          /* receivers excluded by the application */
 } amcc_sender_stats;
 
 typedef struct amcc_receiver_stats {
@@ -251,6 +264,12 @@ amcc_time amcc_sender_early_due (amcc_sender *s, amcc_time now);
 void amcc_sender_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st);
 /* Receivers with a rate report, in no particular order: *it = 0 to start; NULL at the end. */
 const amcc_peer *amcc_sender_next_peer (const amcc_sender *s, size_t *it);
+/* The application excludes (exclude = 1) or readmits (0) a receiver, e.g. the outlier of
+ * amcc_sender_get_stats, as RMANP excludes receivers below its minimum rate: from now on its APPs
+ * answer AMCC_APP_EXCLUDED and its report blocks are skipped, and the protocol forgets it (as at
+ * a BYE, but the target rises by the expiry ramp, not at once). Readmitted, its next reports count
+ * again. AMCC_ERR_NOMEM when the receiver table is full. */
+int amcc_sender_exclude (amcc_sender *s, amcc_time now, uint32_t ssrc, int exclude);
 /* The silence after which a receiver is gone (cfg.receiver_timeout or 3 RTCP intervals). */
 amcc_time amcc_sender_receiver_timeout (const amcc_sender *s);
 
