@@ -546,7 +546,7 @@ gst_avmrc_src_class_init (GstAvmrcSrcClass * klass)
       "Cumulative rates B_1..B_n of the layers (kbit/s, increasing, comma-separated; NULL: "
       "the paper's 256 kbit/s x 1.5 per layer)", NULL, rw);
   props[PROP_LATENCY] = g_param_spec_uint ("latency", "Latency",
-      "How long a frame waits for its packets from every layer before it leaves (ms)",
+      "A frame leaves, in timestamp order, once no packet of it came for this long (ms)",
       0, 10000, DEFAULT_LATENCY_MS, rw);
   props[PROP_CAPS] = g_param_spec_boxed ("caps", "Caps",
       "RTP caps of the stream (default " DEFAULT_CAPS ")", GST_TYPE_CAPS, rw);

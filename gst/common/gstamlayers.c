@@ -271,14 +271,14 @@ gst_am_merge_pop (GstAmMerge * m, gint64 now, gboolean flush, GQueue * out)
 {
   while (!g_queue_is_empty (&m->q)) {
     Entry *head = g_queue_peek_head (&m->q);
-    gint64 ts = head->ts, first = head->arrival;
+    gint64 ts = head->ts, last = head->arrival;
     guint n = 0, i;
     GList *l;
     gboolean whole;
 
     for (l = m->q.head; l && ((Entry *) l->data)->ts == ts; l = l->next, n++)
-      first = MIN (first, ((Entry *) l->data)->arrival);
-    if (!flush && now - first < (gint64) m->latency)
+      last = MAX (last, ((Entry *) l->data)->arrival);
+    if (!flush && now - last < (gint64) m->latency)
       break;
     whole = frame_whole (m, n);
     for (i = 0; i < n; i++) {

@@ -40,8 +40,9 @@ gint gst_am_avmrc_stamp_read (GstRTPBuffer * rtp, amcc_avmrc_stamp * st);
 
 /* ---- the receiver's merge ----
  * Packets of the subscribed layers go in as they arrive (each layer its own SSRC and sequence
- * space, every layer sharing the RTP clock of the source). Each frame (RTP timestamp) waits
- * `latency` after its first packet, then leaves whole, frames in timestamp order, within a frame
+ * space, every layer sharing the RTP clock of the source). Each frame (RTP timestamp) leaves
+ * once `latency` has passed without a packet of it (a key frame spread by a slow bottleneck
+ * is held as long as its packets keep coming; the frames behind it wait), whole, frames in timestamp order, within a frame
  * by layer sequence number, rewritten to one SSRC with continuous sequence numbers. A frame that
  * is not whole (no start, a gap, no marker: a loss or a join/leave in its middle) is dropped, and
  * so is a packet of a frame older than one already out: the decoder only gets whole frames in

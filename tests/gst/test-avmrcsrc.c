@@ -74,8 +74,10 @@ GST_START_TEST (test_merge_order)
   /* nothing is due before its frame waited the latency */
   gst_am_merge_pop (m, 49 * GST_MSECOND, FALSE, &out);
   fail_unless_equals_int (g_queue_get_length (&out), 0);
-  /* at 52 ms: frames whose first packet came at <= 2 ms, the queue's head first (t0, t0+3000) */
+  /* at 53 ms: frames whose last packet came at <= 3 ms, from the queue's head (t0, t0+3000) */
   gst_am_merge_pop (m, 50 * GST_MSECOND + 2, FALSE, &out);
+  fail_unless_equals_int (g_queue_get_length (&out), 0);    /* t0's last packet came at 3 */
+  gst_am_merge_pop (m, 50 * GST_MSECOND + 3, FALSE, &out);
   fail_unless_equals_int (g_queue_get_length (&out), 3);
   gst_am_merge_pop (m, GST_SECOND, FALSE, &out);
   check_out (&out, want, G_N_ELEMENTS (want));
