@@ -9,6 +9,7 @@
 #include "asspsrc/gstasspsrc.h"
 #include "avmrclayers/gstavmrclayers.h"
 #include "avmrcsrc/gstavmrcsrc.h"
+#include "avmrcsynth/gstavmrcsynth.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -21,6 +22,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (asspsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (avmrclayers, plugin);
   ret |= GST_ELEMENT_REGISTER (avmrcsrc, plugin);
+  ret |= GST_ELEMENT_REGISTER (avmrcsynth, plugin);
   return ret;
 }
 

@@ -1,7 +1,8 @@
 /* test-avmrclayers.c - avmrclayers: the VP8 descriptor's TID, routing of every packet to its
  * layer's port with the layer's own SSRC and sequence numbers, the AVMRC stamp on every packet
  * (slots on a GstTestClock), and bad input counted, never sent. Network: 127.0.0.1 only (the
- * layers' "groups" are 127.0.0.1, .2, .3, ports P, P + 2, P + 4). */
+ * layers' "groups" are 127.0.0.1, .2, .3, ports P, P + 2, P + 4). Also avmrcsynth, the paper's
+ * synthetic workload: channel rates and bursts. */
 #include "amvp8test.h"
 #include "common/gstamnet.h"
 
@@ -275,6 +276,47 @@ GST_START_TEST (test_bad_input)
 }
 GST_END_TEST;
 
+/* avmrcsynth: channel i carries B_(i+1) - B_i, as whole packets per period with the remainder
+ * carried. channels=3 b1=80000 factor=1.5: 80, 40, 60 kbit/s = 1000, 500, 750 bytes per 100 ms;
+ * 500-byte packets: burst 0 = 2, 1, 1 (250 carried), burst 1 = 2, 1, 2. */
+GST_START_TEST (test_synth)
+{
+  GstElement *el = gst_element_factory_make ("avmrcsynth", NULL);
+  GstHarness *h;
+  static const guint want0[] = { 0, 0, 1, 2 }, want1[] = { 0, 0, 1, 2, 2 };
+  guint i;
+  guint16 seq = 0;
+
+  fail_unless (el != NULL);
+  g_object_set (el, "channels", 3, "b1", 80000, "factor", 1.5, "period", 100, "packet-size",
+      500, NULL);
+  h = gst_harness_new_with_element (el, NULL, "src");
+  gst_harness_play (h);
+  for (i = 0; i < G_N_ELEMENTS (want0) + G_N_ELEMENTS (want1); i++) {
+    gboolean in_b1 = i >= G_N_ELEMENTS (want0);
+    GstBuffer *b;
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    if (i == 0 || i == G_N_ELEMENTS (want0))    /* the harness's test clock to the burst */
+      fail_unless (gst_harness_crank_single_clock_wait (h));
+    b = gst_harness_pull (h);
+    fail_unless (b != NULL);
+    fail_unless_equals_int (gst_buffer_get_size (b), 500);
+    fail_unless_equals_int (amt_vp8_packet_tid (b),
+        in_b1 ? want1[i - G_N_ELEMENTS (want0)] : want0[i]);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (b), in_b1 ? 100 * GST_MSECOND : 0);
+    fail_unless (gst_rtp_buffer_map (b, GST_MAP_READ, &rtp));
+    fail_unless (gst_rtp_buffer_get_marker (&rtp));
+    if (i > 0)
+      fail_unless_equals_int (gst_rtp_buffer_get_seq (&rtp), (guint16) (seq + 1));
+    seq = gst_rtp_buffer_get_seq (&rtp);
+    gst_rtp_buffer_unmap (&rtp);
+    gst_buffer_unref (b);
+  }
+  gst_harness_teardown (h);
+  gst_object_unref (el);
+}
+GST_END_TEST;
+
 static Suite *
 avmrclayers_suite (void)
 {
@@ -288,6 +330,7 @@ avmrclayers_suite (void)
   tcase_add_test (tc, test_routing);
   tcase_add_test (tc, test_slots);
   tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_synth);
   return s;
 }
 
