@@ -5,6 +5,7 @@
  * decisions themselves are lib/cc's (tests/cc/test_avmrc*.c) and are seen live
  * (tests/net/test_avmrc_elements.py). Network: 127.0.0.1 only. */
 #include "amvp8test.h"
+#include <glib/gstdio.h>
 #include "common/gstamnet.h"
 
 #define OUT_SSRC 0x5eed0001u
@@ -259,8 +260,9 @@ stat_u64 (GstElement * el, const gchar * name)
 GST_START_TEST (test_element_layer0)
 {
   gint port = amt_free_port_pair ();
+  gchar *dir = g_dir_make_tmp ("avmrcsrc-XXXXXX", NULL), *rd, *text = NULL, **lines;
   gchar *desc = g_strdup_printf ("avmrcsrc address=127.0.0.1 port=%d layers=3 latency=20 "
-      "rates=150,300,600", port);
+      "rates=150,300,600 trace-dir=%s", port, dir);
   GstElement *el = gst_parse_launch (desc, NULL);
   GstHarness *h;
   GPtrArray *in = amt_vp8_rtp (3, 16);
@@ -336,6 +338,18 @@ GST_START_TEST (test_element_layer0)
   fail_unless_equals_int (stat_u64 (el, "packets-0"), sent + 1);
   gst_harness_teardown (h);
   gst_object_unref (el);
+  /* rd.txt: one line per packet taken (junk excluded), with its layer */
+  rd = g_build_filename (dir, "rd.txt", NULL);
+  fail_unless (g_file_get_contents (rd, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  fail_unless_equals_int (g_strv_length (lines), sent + 1 + 1);   /* + bad stamp, + "" */
+  fail_unless (g_str_has_suffix (lines[0], " layer 0") && strstr (lines[0], " udp "));
+  g_strfreev (lines);
+  g_free (text);
+  g_unlink (rd);
+  g_rmdir (dir);
+  g_free (rd);
+  g_free (dir);
   g_ptr_array_unref (in);
 }
 GST_END_TEST;

@@ -35,7 +35,7 @@ SLOW_MIN_MEAN = 1.6
 # The bridge's last-member query interval (1/100 s; Linux default 100, with 2 queries: a leave
 # takes effect 2 s after the receiver leaves). Measured with the default: after each probe of
 # the third layer the queue it filled stays full for those 2 s and the slow receiver falls back
-# to one layer (mean 1.42 over the second half, docs/elements.md "avmrcsrc"); at 0.2 s it holds
+# to one layer (mean 1.39-1.42 over the second half, docs/elements.md "AVMRC"); at 0.2 s it holds
 # two (mean 2.08). The test checks the controller against a fast leave.
 LAST_MEMBER_CS = 20
 FPS = {1: 7.5, 2: 15.0, 3: 30.0}
