@@ -7,6 +7,9 @@
 #include "asmpsrc/gstasmpsrc.h"
 #include "asspsimulcast/gstasspsimulcast.h"
 #include "asspsrc/gstasspsrc.h"
+#include "rmanprelay/gstrmanprelay.h"
+#include "rmanpsink/gstrmanpsink.h"
+#include "rmanpsrc/gstrmanpsrc.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -17,10 +20,13 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (asmpsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (asspsimulcast, plugin);
   ret |= GST_ELEMENT_REGISTER (asspsrc, plugin);
+  ret |= GST_ELEMENT_REGISTER (rmanpsink, plugin);
+  ret |= GST_ELEMENT_REGISTER (rmanprelay, plugin);
+  ret |= GST_ELEMENT_REGISTER (rmanpsrc, plugin);
   return ret;
 }
 
 #define PACKAGE "gst-amcast"
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, amcast,
-    "Adaptive multicast video: ASMP (and TFMCC) and ASSP simulcast over RTP/RTCP",
+    "Adaptive multicast video: ASMP (and TFMCC) and ASSP simulcast over RTP/RTCP; RMANP reliable multicast of byte streams",
     plugin_init, "0.1.0", "LGPL", "gst-amcast", "https://localhost/gst-amcast")
