@@ -282,6 +282,7 @@ arm (GstAmRmanpIo * io, gint64 at)
 void
 gst_am_rmanp_io_run_locked (GstAmRmanpIo * io)
 {
+  GError *err = NULL;
   gint64 now, due;
   int i, n = 0;
   amcc_rmanp_dir dir;
@@ -302,8 +303,12 @@ gst_am_rmanp_io_run_locked (GstAmRmanpIo * io)
       io->up_unsent++;          /* the role repeats its ACK; a NACK or CI is asked again */
       continue;
     }
-    if (g_socket_send_to (s, to, (const gchar *) buf, (gsize) n, NULL, NULL) < 0)
-      io->send_errors++;
+    if (g_socket_send_to (s, to, (const gchar *) buf, (gsize) n, NULL, &err) < 0) {
+      if (!io->send_errors++)   /* the first one of a run: the rest are counted */
+        GST_WARNING_OBJECT (io->owner, "send %s: %s", dir == AMCC_RMANP_UP ? "up" : "down",
+            err->message);
+      g_clear_error (&err);
+    }
   }
   due = i == POLL_BURST ? now : io->ops->next_due (io->role, now);
   if (io->stats_ms > 0) {
