@@ -220,8 +220,9 @@ gst_rmanp_relay_class_init (GstRmanpRelayClass * klass)
   g_object_class_install_property (oc, PROP_UP_IFACE, g_param_spec_string ("parent-iface",
           "Parent interface", "Interface to join the parent's group on (NULL: the route's)",
           NULL, rw));
-  g_object_class_install_property (oc, PROP_PARENT, g_param_spec_string ("parent", "Parent",
-          "host:port CI / NACK / ACK go to (NULL: the address the data comes from)", NULL, rw));
+  g_object_class_install_property (oc, PROP_PARENT, g_param_spec_string ("control-address",
+          "Control address", "host:port CI / NACK / ACK go to (NULL: the address the data "
+          "comes from)", NULL, rw));
   g_object_class_install_property (oc, PROP_ADDRESS, g_param_spec_string ("address", "Address",
           "Our group: where the session is forwarded to the children", DEFAULT_DOWN_ADDRESS,
           rw));
@@ -233,7 +234,7 @@ gst_rmanp_relay_class_init (GstRmanpRelayClass * klass)
   g_object_class_install_property (oc, PROP_TTL, g_param_spec_int ("ttl-mc", "Multicast TTL",
           "TTL of the packets on our group", 0, 255, 1, rw));
   g_object_class_install_property (oc, PROP_LOOP, g_param_spec_boolean ("loop", "Loop",
-          "IP_MULTICAST_LOOP on both sockets (a parent or children on this host)", FALSE, rw));
+          "Deliver our group's packets to children on this host too (IP_MULTICAST_LOOP)", FALSE, rw));
   g_object_class_install_property (oc, PROP_LOCAL_PORT, g_param_spec_int ("local-port",
           "Local port", "Port our group's data leaves from and the children's CI / NACK / ACK "
           "arrive at (0: any free port, read back after start)", 0, 65535, 0,

@@ -1,8 +1,8 @@
 /* gstrmanpsrc.c - RMANP receiver (papers/004) as a source: joins its parent's group, gives every
  * datagram to lib/cc's receiver role and outputs what amcc_rmanp_receiver_read returns - the
  * stream in order and complete; the role's ACK / NACK / CI go to the parent (the sender of the
- * data, unless `parent` names it). EOS when the role says every byte up to the FIN was read,
- * after `linger`, during which the role keeps ACKing (a lost final ACK is repeated).
+ * data, unless `control-address` names it). EOS when the role says every byte up to the FIN
+ * was read, after `linger`, during which the role keeps ACKing (a lost final ACK is repeated).
  * Sockets, threads, timer, stats: gst/common/gstamrmanp.c. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -18,7 +18,7 @@ GST_DEBUG_CATEGORY_STATIC (rmanpsrc_debug);
 
 struct _GstRmanpSrc {
   GstPushSrc parent;
-  GstAmNetConfig net;           /* object lock (ttl unused) */
+  GstAmNetConfig net;           /* object lock (ttl and loop unused: we send only unicast) */
   gchar *parent_addr;
   guint node, node_used;
   guint linger_ms, stats_ms;
@@ -29,7 +29,7 @@ struct _GstRmanpSrc {
 };
 
 enum {
-  PROP_0, PROP_ADDRESS, PROP_PORT, PROP_IFACE, PROP_LOOP, PROP_PARENT, PROP_NODE, PROP_LINGER,
+  PROP_0, PROP_ADDRESS, PROP_PORT, PROP_IFACE, PROP_PARENT, PROP_NODE, PROP_LINGER,
   PROP_STATS_INTERVAL, PROP_STATS,
 };
 
@@ -274,10 +274,9 @@ gst_rmanp_src_class_init (GstRmanpSrcClass * klass)
   g_object_class_install_property (oc, PROP_IFACE, g_param_spec_string ("multicast-iface",
           "Multicast interface", "Interface to join the group on (NULL: the route's)",
           NULL, rw));
-  g_object_class_install_property (oc, PROP_LOOP, g_param_spec_boolean ("loop", "Loop",
-          "IP_MULTICAST_LOOP on the socket", FALSE, rw));
-  g_object_class_install_property (oc, PROP_PARENT, g_param_spec_string ("parent", "Parent",
-          "host:port CI / NACK / ACK go to (NULL: the address the data comes from)", NULL, rw));
+  g_object_class_install_property (oc, PROP_PARENT, g_param_spec_string ("control-address",
+          "Control address", "host:port CI / NACK / ACK go to (NULL: the address the data "
+          "comes from)", NULL, rw));
   g_object_class_install_property (oc, PROP_NODE, g_param_spec_uint ("node", "Node",
           "Our id in CI / NACK / ACK, unique among the parent's children (0: random, read back "
           "after start)", 0, G_MAXUINT32, 0, rw));

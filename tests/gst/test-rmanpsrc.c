@@ -165,6 +165,42 @@ GST_START_TEST (test_malformed_counted_and_ignored)
 }
 GST_END_TEST;
 
+/* control-address set: control goes there, not to the sender of the data. */
+GST_START_TEST (test_control_address)
+{
+  Fx f;
+  GSocket *ctl = amr_socket (0);
+  gchar *addr = g_strdup_printf ("127.0.0.1:%d", amr_port (ctl));
+  GstHarness *h;
+
+  memset (&f, 0, sizeof f);
+  f.clock = GST_TEST_CLOCK (gst_test_clock_new ());
+  gst_system_clock_set_default (GST_CLOCK (f.clock));
+  f.peer = amr_socket (0);
+  f.port = amt_free_port_pair ();
+  f.src = gst_element_factory_make ("rmanpsrc", NULL);
+  g_object_set (f.src, "address", "127.0.0.1", "port", f.port, "node", 6, "linger", 0,
+      "packet-size", PKT, "stats-interval", 0, "control-address", addr, NULL);
+  h = f.h = gst_harness_new_with_element (f.src, NULL, "src");
+  gst_harness_play (h);
+  /* the ACK that registers us goes out at start: the parent is known before any data */
+  fail_unless (amr_recv (ctl, 2000, f.raw, sizeof f.raw, &f.k) > 0);
+  fail_unless_equals_int (f.k.type, AMCC_RMANP_ACK);
+  fail_unless_equals_int (f.k.node, 6);
+  amr_send_data (f.peer, f.port, 0, AMCC_RMANP_F_FIN, 30);
+  expect_stream (&f, 0, 30);
+  do
+    fail_unless (amr_recv (ctl, 2000, f.raw, sizeof f.raw, &f.k) > 0);
+  while (f.k.type != AMCC_RMANP_ACK || f.k.seq != 1);
+  fail_unless_equals_int (amr_recv (f.peer, 50, f.raw, sizeof f.raw, &f.k), 0);
+  fail_unless_equals_uint64 (amr_stat (f.src, "up-unsent"), 0);
+  expect_eos (&f);
+  teardown (&f);
+  g_object_unref (ctl);
+  g_free (addr);
+}
+GST_END_TEST;
+
 static Suite *
 rmanpsrc_suite (void)
 {
@@ -176,6 +212,7 @@ rmanpsrc_suite (void)
   tcase_add_test (tc, test_reorders_dedups_and_eoses_after_fin);
   tcase_add_test (tc, test_nack_repeated_on_the_clock);
   tcase_add_test (tc, test_malformed_counted_and_ignored);
+  tcase_add_test (tc, test_control_address);
   return s;
 }
 
