@@ -53,7 +53,11 @@ op_poll (gpointer r, gint64 now, guint8 * b, gsize cap, amcc_rmanp_dir * dir)
 }
 
 static gint64 op_next_due (gpointer r, gint64 now) { return amcc_rmanp_relay_next_due (r, now); }
-static void op_stats (gpointer r, struct amcc_rmanp_stats *st) { amcc_rmanp_relay_get_stats (r, st); }
+static void
+op_stats (gpointer r, struct amcc_rmanp_stats *st)
+{
+  amcc_rmanp_relay_get_stats (r, st);
+}
 
 static const GstAmRmanpRoleOps relay_ops = { op_on_packet, op_poll, op_next_due, op_stats };
 
@@ -234,7 +238,8 @@ gst_rmanp_relay_class_init (GstRmanpRelayClass * klass)
   g_object_class_install_property (oc, PROP_TTL, g_param_spec_int ("ttl-mc", "Multicast TTL",
           "TTL of the packets on our group", 0, 255, 1, rw));
   g_object_class_install_property (oc, PROP_LOOP, g_param_spec_boolean ("loop", "Loop",
-          "Deliver our group's packets to children on this host too (IP_MULTICAST_LOOP)", FALSE, rw));
+          "Deliver our group's packets to children on this host too (IP_MULTICAST_LOOP)", FALSE,
+          rw));
   g_object_class_install_property (oc, PROP_LOCAL_PORT, g_param_spec_int ("local-port",
           "Local port", "Port our group's data leaves from and the children's CI / NACK / ACK "
           "arrive at (0: any free port, read back after start)", 0, 65535, 0,

@@ -54,7 +54,11 @@ op_poll (gpointer r, gint64 now, guint8 * b, gsize cap, amcc_rmanp_dir * dir)
 }
 
 static gint64 op_next_due (gpointer r, gint64 now) { return amcc_rmanp_receiver_next_due (r, now); }
-static void op_stats (gpointer r, struct amcc_rmanp_stats *st) { amcc_rmanp_receiver_get_stats (r, st); }
+static void
+op_stats (gpointer r, struct amcc_rmanp_stats *st)
+{
+  amcc_rmanp_receiver_get_stats (r, st);
+}
 
 static const GstAmRmanpRoleOps receiver_ops = { op_on_packet, op_poll, op_next_due, op_stats };
 

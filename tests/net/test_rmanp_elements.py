@@ -11,7 +11,8 @@ a FILE_BYTES random file generated here, with gst-launch-1.0 pipelines as a user
   filesrc ! rmanpsink;  rmanprelay (no pads);  rmanpsrc ! filesink.
 Checks: the source finishes (every byte ACKed through the relay) within DONE_S; both receivers
 EOS and their files' sha256 equal the source's; the relay repaired rx2 from its cache
-(cache-hits > 0 and retransmitted > 0 in its last rmanprelay-stats message); rx2 NACKed. Prints the transfer time, the source's final rate and the relay's counters.
+(cache-hits > 0 and retransmitted > 0 in its last rmanprelay-stats message); rx2 NACKed.
+Prints the transfer time, the source's final rate and the relay's counters.
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root or no delay line.
 """
 import hashlib
