@@ -12,6 +12,8 @@ a FILE_BYTES random file generated here, with gst-launch-1.0 pipelines as a user
 Checks: the source finishes (every byte ACKed through the relay) within DONE_S; both receivers
 EOS and their files' sha256 equal the source's; the relay repaired rx2 from its cache
 (cache-hits > 0 and retransmitted > 0 in its last rmanprelay-stats message); rx2 NACKed.
+With the argument `upstream` the loss is on the source's link: the relay sees the gaps, sends
+CIs and NACKs up, the source retransmits and the relay passes the repairs down.
 Prints the transfer time, the source's final rate and the relay's counters.
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root or no delay line.
 """
@@ -39,6 +41,9 @@ MIN_RATE = 400_000                      # Rm, bit/s: the file at Rm alone takes 
 # 2 s) on a loaded 2-core machine: 60 s is 7x that.
 DONE_S = 60
 RX_EXIT_S = 15                          # receivers linger 2 s after the stream is complete
+# argument `upstream`: the loss is on the source's link instead (both receivers lose the same
+# packets, the relay NACKs them up and the source repairs)
+UPSTREAM = sys.argv[1:] == ['upstream']
 check = el.check
 FIELD = re.compile(r'([a-z-]+)=\((?:[a-z0-9]+)\)([^,;]+)')
 
@@ -86,11 +91,12 @@ def session(run):
         t.add_router('r2')
         for n in ('src', 'relay', 'rx1', 'rx2'):
             t.add_host(n)
-        t.link('src', 'r1', delay_ms=10)
+        up = UPSTREAM
+        t.link('src', 'r1', delay_ms=10, loss_pct=LOSS_PCT if up else 0)
         t.link('relay', 'r1')
         t.link('relay', 'r2')
         t.link('r2', 'rx1')
-        t.link('r2', 'rx2', loss_pct=LOSS_PCT)
+        t.link('r2', 'rx2', loss_pct=0 if up else LOSS_PCT)
         t.build()
         t.route_hosts('relay', 'r2', ['rx1', 'rx2'])
         relay = t.run('relay', ['gst-launch-1.0', '-m', 'rmanprelay',
@@ -157,6 +163,15 @@ def evaluate(s):
         print(f'# {n}: ' + ', '.join(f'{k} {st.get(k, 0):.0f}' for k in (
             'bytes', 'gaps', 'nacks-sent', 'duplicates', 'ci-sent', 'acks-sent', 'malformed')))
     check(relay.get('children') == 2, f'relay: 2 children (got {relay.get("children")})')
+    if UPSTREAM:
+        check(relay.get('nacks-sent', 0) > 0 and src.get('retransmitted', 0) > 0
+              and relay.get('retransmitted', 0) > 0,
+              f'relay NACKed up ({relay.get("nacks-sent", 0):.0f}), the source retransmitted '
+              f'({src.get("retransmitted", 0):.0f}), the relay passed the repairs down '
+              f'({relay.get("retransmitted", 0):.0f})')
+        check(relay.get('gaps', 0) > 0 and relay.get('ci-sent', 0) > 0,
+              f'relay: saw the gaps and sent CIs up ({relay.get("ci-sent", 0):.0f})')
+        return
     check(relay.get('cache-hits', 0) > 0 and relay.get('retransmitted', 0) > 0,
           f'relay: repaired from its cache (cache-hits {relay.get("cache-hits", 0):.0f}, '
           f'retransmitted {relay.get("retransmitted", 0):.0f})')
@@ -164,7 +179,8 @@ def evaluate(s):
 
 
 def main():
-    return el.live_main('rmanp', lambda run: evaluate(session(run)), needs_delayline=True)
+    return el.live_main('rmanp-up' if UPSTREAM else 'rmanp', lambda run: evaluate(session(run)),
+                        needs_delayline=True)
 
 
 if __name__ == '__main__':
