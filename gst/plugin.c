@@ -10,6 +10,9 @@
 #include "avmrclayers/gstavmrclayers.h"
 #include "avmrcsrc/gstavmrcsrc.h"
 #include "avmrcsynth/gstavmrcsynth.h"
+#include "rmanprelay/gstrmanprelay.h"
+#include "rmanpsink/gstrmanpsink.h"
+#include "rmanpsrc/gstrmanpsrc.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -23,10 +26,14 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (avmrclayers, plugin);
   ret |= GST_ELEMENT_REGISTER (avmrcsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (avmrcsynth, plugin);
+  ret |= GST_ELEMENT_REGISTER (rmanpsink, plugin);
+  ret |= GST_ELEMENT_REGISTER (rmanprelay, plugin);
+  ret |= GST_ELEMENT_REGISTER (rmanpsrc, plugin);
   return ret;
 }
 
 #define PACKAGE "gst-amcast"
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, amcast,
-    "Adaptive multicast video: ASMP (and TFMCC), ASSP simulcast and AVMRC layers over RTP/RTCP",
+    "Adaptive multicast video: ASMP (and TFMCC), ASSP simulcast and AVMRC layers over RTP/RTCP; "
+    "RMANP reliable multicast of byte streams",
     plugin_init, "0.1.0", "LGPL", "gst-amcast", "https://localhost/gst-amcast")

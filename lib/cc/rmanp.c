@@ -89,6 +89,13 @@ rmanp_wire_rate (double bps)
 }
 
 int
+rmanp_fits (const struct amcc_rmanp_params *p, const struct amcc_rmanp_pkt *k)
+{
+  return k->type == AMCC_RMANP_DATA && k->len > amcc_rmanp_payload_max (p) ? AMCC_ERR_FIELD
+      : AMCC_OK;
+}
+
+int
 rmanp_encode_ctl (uint8_t type, uint32_t node, uint32_t seq, uint32_t value, uint8_t *buf,
     size_t cap)
 {

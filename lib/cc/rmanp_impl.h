@@ -34,4 +34,7 @@ int rmanp_encode_ctl (uint8_t type, uint32_t node, uint32_t seq, uint32_t value,
     size_t cap);
 /* A rate as it goes on the wire: bit/s rounded, at least 1. */
 uint32_t rmanp_wire_rate (double bps);
+/* AMCC_OK, or AMCC_ERR_FIELD for a data payload longer than this node's packets hold (a
+ * sender with a larger packet_bytes): rejected before it is copied into a slot. */
+int rmanp_fits (const struct amcc_rmanp_params *p, const struct amcc_rmanp_pkt *k);
 #endif

@@ -98,7 +98,8 @@ amcc_rmanp_receiver_on_packet (amcc_rmanp_receiver *r, amcc_time now, const uint
   (void) now;
   if (!r)
     return AMCC_ERR_PARAM;
-  if ((e = amcc_rmanp_decode (&k, buf, len)) != AMCC_OK) {
+  if ((e = amcc_rmanp_decode (&k, buf, len)) != AMCC_OK
+      || (e = rmanp_fits (&r->p, &k)) != AMCC_OK) {
     r->st.malformed++;
     return e;
   }

@@ -336,7 +336,8 @@ amcc_rmanp_relay_on_packet (amcc_rmanp_relay *r, amcc_time now, int from_parent,
 
   if (!r)
     return AMCC_ERR_PARAM;
-  if ((e = amcc_rmanp_decode (&k, buf, len)) != AMCC_OK) {
+  if ((e = amcc_rmanp_decode (&k, buf, len)) != AMCC_OK
+      || (e = rmanp_fits (&r->p, &k)) != AMCC_OK) {
     r->st.malformed++;
     return e;
   }

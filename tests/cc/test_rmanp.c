@@ -119,6 +119,24 @@ test_wire (void)
   AMT_CHECK (amcc_rmanp_relay_on_packet (r, 0, 1, b, (size_t) n) == AMCC_ERR_FIELD);
   amcc_rmanp_relay_get_stats (r, &st);
   AMT_CHECK (st.malformed == 2);
+  /* a payload longer than this node's packets (a sender with a larger packet_bytes) is
+   * rejected, not copied past its slot: 1057 - 16 = 1041 fits, 1042 does not */
+  static uint8_t big[1100];
+  struct amcc_rmanp_pkt d = { .type = AMCC_RMANP_DATA, .seq = 0, .value = 1000,
+    .payload = payload, .len = 1042 };
+  n = amcc_rmanp_encode (&d, big, sizeof big);
+  AMT_CHECK (n == 16 + 1042);
+  AMT_CHECK (amcc_rmanp_relay_on_packet (r, 0, 1, big, (size_t) n) == AMCC_ERR_FIELD);
+  amcc_rmanp_relay_get_stats (r, &st);
+  AMT_CHECK (st.malformed == 3 && st.forwarded == 0 && st.cached == 0);
+  amcc_rmanp_receiver *rx = amcc_rmanp_receiver_new (&p, 2, 0);
+  AMT_CHECK (amcc_rmanp_receiver_on_packet (rx, 0, big, (size_t) n) == AMCC_ERR_FIELD);
+  d.len = 1041;
+  n = amcc_rmanp_encode (&d, big, sizeof big);
+  AMT_CHECK (amcc_rmanp_receiver_on_packet (rx, 0, big, (size_t) n) == AMCC_OK);
+  amcc_rmanp_receiver_get_stats (rx, &st);
+  AMT_CHECK (st.malformed == 1 && st.acked == 1);
+  amcc_rmanp_receiver_free (rx);
   amcc_rmanp_relay_free (r);
 }
 

@@ -161,6 +161,19 @@ class Topology:
         ifs = self.nodes[name]["ifaces"]
         return ifs[peer] if peer else next(iter(ifs.values()))
 
+    def route_hosts(self, name, toward, hosts):
+        """Reach each of `hosts` from host `name` out of its interface toward `toward` (after
+        build()): that interface gets the host's own address as a /32 (a host with a second
+        link has no address on it, and multicast it sends there would leave from 0.0.0.0, which
+        receivers drop) and a /32 route per host. So a host on two segments (an
+        application-level relay between two bridges that are not linked) answers the far
+        segment through the right interface; ARP works unchanged, no IP forwarding."""
+        ns, ifn = self.ns(name), self.nodes[name]["ifaces"][toward]
+        if self.addr(name) + "/" not in self._ip(ns, "-4", "addr", "show", "dev", ifn):
+            self._ip(ns, "addr", "add", self.addr(name) + "/32", "dev", ifn)
+        for h in hosts:
+            self._ip(ns, "route", "add", self.addr(h) + "/32", "dev", ifn)
+
     def describe(self):
         """Plain dict for RUN/meta.json."""
         return {"prefix": self.prefix,
@@ -251,7 +264,7 @@ class Topology:
                          "mcast_router", "2"])
             self._ip(ns, "link", "set", ifn, "up")
             if node["kind"] == "host":
-                if len(node["ifaces"]) == 1 or not self._has_addr(ns):
+                if not self._has_addr(ns, node["addr"]):
                     self._ip(ns, "addr", "add", node["addr"] + "/16", "dev", ifn)
                     self._ip(ns, "route", "add", "224.0.0.0/4", "dev", ifn)
                 self._sysctl(ns, f"net.ipv4.conf.{ifn}.force_igmp_version", 3)
@@ -288,8 +301,9 @@ class Topology:
         if left > 0:
             time.sleep(left)
 
-    def _has_addr(self, ns):
-        return "inet " in self._ip(ns, "-4", "addr", "show")
+    def _has_addr(self, ns, addr):
+        # the host's own address (lo's 127.0.0.1 made a host with two links never get one)
+        return f"inet {addr}/" in self._ip(ns, "-4", "addr", "show")
 
     def _offloads_off(self, ns, ifn):
         # GSO/TSO super-frames would pass a delay line or shaper as one 64 KB "packet"
