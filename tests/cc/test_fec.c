@@ -1,0 +1,109 @@
+/* test_fec.c - the FEC overhead policy (lib/cc/fec.c) against hand-computed matrices: none
+ * without loss, the cheapest row FEC that reaches the residual target at 1 % loss, within 1.3 x
+ * the overhead a real-valued L would need, a 4 x 4 matrix at 3 % when the cap binds, and the
+ * delay and standard's limits respected. */
+#include "amtest.h"
+#include <math.h>
+#include <amcc/fec.h>
+
+static amcc_fec_choice
+choose (double loss, double pps)
+{
+  amcc_fec_params p;
+  amcc_fec_choice c;
+  amcc_fec_params_default (&p);
+  AMT_CHECK (amcc_fec_choose (&p, loss, pps, &c) == AMCC_OK);
+  return c;
+}
+
+/* the overhead row FEC needs with a real-valued L: p (1 - (1-p)^L) = target */
+static double
+row_need (double p, double target)
+{
+  double l = log (1.0 - target / p) / log (1.0 - p);
+  return (1.0 / l) / (1.0 + 1.0 / l);
+}
+
+static void
+test_no_loss_no_fec (void)
+{
+  amcc_fec_choice c = choose (0.0, 100);
+  AMT_CHECK (c.columns == 0 && c.rows == 0);
+  AMT_NEAR (c.overhead, 0.0, 0);
+  /* 1e-4 at 100 pkt/s is below the target 1/(100 x 30) = 3.33e-4: FEC buys nothing */
+  c = choose (1e-4, 100);
+  AMT_CHECK (c.columns == 0);
+  AMT_NEAR (c.target, 1.0 / 3000, 1e-12);
+}
+
+static void
+test_one_percent (void)
+{
+  /* 100 pkt/s: target 3.333e-4; 1 - 0.99^L <= 0.0333 -> L <= 3.373 -> L = 3, row only (any
+   * column FEC has D >= 4 and L x D <= 25, so r >= 1/6 + 1/4 > 1/3) */
+  amcc_fec_choice c = choose (0.01, 100);
+  AMT_CHECK (c.columns == 3 && c.rows == 0);
+  AMT_NEAR (c.overhead, 0.25, 1e-12);
+  AMT_NEAR (c.residual, 0.01 * (1 - 0.970299), 1e-9);
+  AMT_CHECK (c.meets_target);
+  AMT_NEAR (row_need (0.01, 1.0 / 3000), 0.2287, 1e-4);
+  AMT_CHECK (c.overhead <= 1.3 * row_need (0.01, 1.0 / 3000));
+  /* 50 pkt/s: target 6.667e-4 -> L <= 6.865 -> L = 6: overhead 1/7 */
+  c = choose (0.01, 50);
+  AMT_CHECK (c.columns == 6 && c.rows == 0);
+  AMT_NEAR (c.overhead, 1.0 / 7, 1e-12);
+  AMT_NEAR (c.residual, 0.01 * (1 - 0.9414801), 1e-9);
+  AMT_CHECK (c.overhead <= 1.3 * row_need (0.01, 1.0 / 1500));
+}
+
+static void
+test_three_percent (void)
+{
+  /* 200 pkt/s, target 1.667e-4: row FEC cannot reach it (needs L < 1); within r <= 0.5 the
+   * least residual is 4 x 4: 0.03 x 0.1147072^2 = 3.947e-4 (2 x row: 1.773e-3; 5 x 4: 4.86e-4) */
+  amcc_fec_choice c = choose (0.03, 200);
+  AMT_CHECK (c.columns == 4 && c.rows == 4);
+  AMT_CHECK (!c.meets_target);
+  AMT_NEAR (c.overhead, 1.0 / 3, 1e-12);
+  AMT_NEAR (c.residual, 0.03 * 0.1147072 * 0.1147072, 1e-8);
+  /* 60 pkt/s: a 4 x 4 matrix spans 16 packets > 0.25 s x 60 = 15: row FEC, L = 2 */
+  c = choose (0.03, 60);
+  AMT_CHECK (c.columns == 2 && c.rows == 0);
+  AMT_NEAR (c.residual, 0.03 * 0.0591, 1e-7);
+}
+
+static void
+test_limits (void)
+{
+  amcc_fec_params p;
+  amcc_fec_choice c;
+
+  amcc_fec_params_default (&p);
+  /* a slow stream: 10 pkt/s and 0.25 s allow L <= 2 */
+  AMT_CHECK (amcc_fec_choose (&p, 0.01, 10, &c) == AMCC_OK);
+  AMT_CHECK (c.columns <= 2 && c.rows == 0);
+  /* a tighter parity cap: 0.2 -> L >= 5 */
+  p.max_parity = 0.2;
+  AMT_CHECK (amcc_fec_choose (&p, 0.01, 100, &c) == AMCC_OK);
+  AMT_CHECK (c.columns == 5 && c.rows == 0 && !c.meets_target);
+  /* bad input */
+  AMT_CHECK (amcc_fec_choose (&p, -0.1, 100, &c) == AMCC_ERR_PARAM);
+  AMT_CHECK (amcc_fec_choose (&p, NAN, 100, &c) == AMCC_ERR_PARAM);
+  AMT_CHECK (amcc_fec_choose (&p, 0.01, INFINITY, &c) == AMCC_ERR_PARAM);
+  p.min_columns = 0;
+  AMT_CHECK (amcc_fec_choose (&p, 0.01, 100, &c) == AMCC_ERR_PARAM);
+  /* the model: without FEC the loss itself; duplication squares it */
+  AMT_NEAR (amcc_fec_residual (0.02, 0, 0), 0.02, 0);
+  AMT_NEAR (amcc_fec_residual (0.02, 1, 0), 0.0004, 1e-12);
+  AMT_NEAR (amcc_fec_parity_ratio (5, 4), 0.45, 1e-12);
+}
+
+int
+main (void)
+{
+  AMT_RUN (test_no_loss_no_fec);
+  AMT_RUN (test_one_percent);
+  AMT_RUN (test_three_percent);
+  AMT_RUN (test_limits);
+  return amt_summary ();
+}
