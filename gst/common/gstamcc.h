@@ -74,6 +74,9 @@ void gst_am_cc_sender_set_limits (GstAmCcSender * s, guint min_bps, guint max_bp
 /* Fields: see docs/elements.md "asmpsink-stats". Also writes the rate.csv numbers. */
 GstStructure *gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps);
 const GstAmCcCounters *gst_am_cc_sender_counters (GstAmCcSender * s);
+/* The highest loss rate among receivers whose last report is younger than the receiver
+ * timeout (0 when none reports loss): what FEC must repair. */
+gdouble gst_am_cc_sender_worst_loss (GstAmCcSender * s, gint64 now);
 /* lib/cc's controller (a simulcast bin ties its streams' controllers together). */
 amcc_sender *gst_am_cc_sender_controller (GstAmCcSender * s);
 

@@ -1,0 +1,407 @@
+/* gstamfec.c - SMPTE 2022-1 FEC glue (gstamfec.h). */
+#include "gstamfec.h"
+#include <gst/rtp/gstrtpbuffer.h>
+
+GST_DEBUG_CATEGORY_STATIC (amfec_debug);
+#define GST_CAT_DEFAULT amfec_debug
+
+GType
+gst_am_fec_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_AM_FEC_OFF, "No FEC", "off"},
+    {GST_AM_FEC_AUTO, "Matrix from the worst loss the receivers report", "auto"},
+    {GST_AM_FEC_FIXED, "fec-columns x fec-rows throughout", "fixed"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstAmFecMode", values);
+    GST_DEBUG_CATEGORY_INIT (amfec_debug, "amfec", 0, "amcast SMPTE 2022-1 FEC glue");
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* Sets the SSRC of one RTP buffer (made writable); returns the old one, 0 if not RTP. */
+static guint32
+swap_ssrc (GstBuffer ** buf, guint32 ssrc)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  guint32 old;
+
+  *buf = gst_buffer_make_writable (*buf);
+  if (!gst_rtp_buffer_map (*buf, GST_MAP_READWRITE, &rtp))
+    return 0;
+  old = gst_rtp_buffer_get_ssrc (&rtp);
+  gst_rtp_buffer_set_ssrc (&rtp, ssrc);
+  gst_rtp_buffer_unmap (&rtp);
+  return old;
+}
+
+typedef guint32 (*SsrcFn) (gpointer f, guint32 seen);
+
+/* Applies fn's SSRC to every buffer of a probe (buffer or list); fn sees the old SSRC. */
+static GstPadProbeReturn
+rewrite_probe (GstPadProbeInfo * info, SsrcFn fn, gpointer f)
+{
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    guint32 seen = 0;
+    if (gst_rtp_buffer_map (b, GST_MAP_READ, &rtp)) {
+      seen = gst_rtp_buffer_get_ssrc (&rtp);
+      gst_rtp_buffer_unmap (&rtp);
+    }
+    swap_ssrc (&b, fn (f, seen));
+    GST_PAD_PROBE_INFO_DATA (info) = b;
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *l = gst_buffer_list_make_writable (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
+    guint i;
+    for (i = 0; i < gst_buffer_list_length (l); i++) {
+      GstBuffer *b = gst_buffer_ref (gst_buffer_list_get (l, i));
+      GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+      guint32 seen = 0;
+      if (gst_rtp_buffer_map (b, GST_MAP_READ, &rtp)) {
+        seen = gst_rtp_buffer_get_ssrc (&rtp);
+        gst_rtp_buffer_unmap (&rtp);
+      }
+      gst_buffer_list_remove (l, i, 1);
+      swap_ssrc (&b, fn (f, seen));
+      gst_buffer_list_insert (l, i, b);
+    }
+    GST_PAD_PROBE_INFO_DATA (info) = l;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static guint
+probe_count (GstPadProbeInfo * info, guint64 * bytes)
+{
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    *bytes += gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER (info));
+    return 1;
+  }
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *l = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
+    *bytes += gst_buffer_list_calculate_size (l);
+    return gst_buffer_list_length (l);
+  }
+  return 0;
+}
+
+#define DATA_PROBES (GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST)
+
+static void
+add_probe (GstElement * e, const gchar * pad_name, GstPadProbeCallback cb, gpointer f)
+{
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+  gst_pad_add_probe (pad, DATA_PROBES, cb, f, NULL);
+  gst_object_unref (pad);
+}
+
+/* ---------------------------------------------------------------- sender */
+
+static guint32
+send_to_zero (gpointer p, guint32 seen)
+{
+  GstAmFecSend *f = p;
+  g_mutex_lock (&f->lock);
+  f->ssrc = seen;
+  f->media_packets++;
+  g_mutex_unlock (&f->lock);
+  return 0;
+}
+
+static guint32
+send_from_zero (gpointer p, guint32 seen)
+{
+  GstAmFecSend *f = p;
+  guint32 s;
+  g_mutex_lock (&f->lock);
+  s = f->ssrc;
+  g_mutex_unlock (&f->lock);
+  return s;
+}
+
+static GstPadProbeReturn
+enc_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
+{
+  return rewrite_probe (info, send_to_zero, f);
+}
+
+static GstPadProbeReturn
+enc_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
+{
+  return rewrite_probe (info, send_from_zero, f);
+}
+
+static GstPadProbeReturn
+fec_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer p)
+{
+  GstAmFecSend *f = p;
+  g_mutex_lock (&f->lock);
+  f->fec_packets += probe_count (info, &f->fec_bytes);
+  g_mutex_unlock (&f->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* fec_0 carries column FEC, fec_1 row FEC; they exist from READY->PAUSED to PAUSED->READY */
+static void
+enc_pad_added (GstElement * enc, GstPad * pad, gpointer p)
+{
+  GstAmFecSend *f = p;
+  gchar *name = gst_pad_get_name (pad);
+  GstElement *sink = g_str_equal (name, "fec_0") ? f->col_sink : f->row_sink;
+  GstPad *peer = gst_element_get_static_pad (sink, "sink");
+
+  if (gst_pad_link (pad, peer) != GST_PAD_LINK_OK)
+    GST_WARNING_OBJECT (enc, "could not link %s", name);
+  gst_pad_add_probe (pad, DATA_PROBES, fec_out_probe, f, NULL);
+  gst_object_unref (peer);
+  g_free (name);
+}
+
+gboolean
+gst_am_fec_send_setup (GstAmFecSend * f, GstBin * bin, GstPad * upstream,
+    const GstAmNetConfig * net, const gchar * fec_address, gint port)
+{
+  GstPad *peer, *pad;
+
+  if (f->enc)
+    return TRUE;                /* inserted at an earlier start */
+  g_mutex_init (&f->lock);
+  f->enc = gst_am_make (bin, "rtpst2022-1-fecenc", "fec_enc");
+  f->col_sink = gst_am_make (bin, "udpsink", "fec_col_sink");
+  f->row_sink = gst_am_make (bin, "udpsink", "fec_row_sink");
+  if (!f->enc || !f->col_sink || !f->row_sink)
+    return FALSE;
+  gst_am_net_setup_udpsink (f->col_sink, net, fec_address, port + GST_AM_FEC_COLUMN_PORT_OFFSET);
+  gst_am_net_setup_udpsink (f->row_sink, net, fec_address, port + GST_AM_FEC_ROW_PORT_OFFSET);
+  g_object_set (f->enc, "columns", f->want_columns, "rows", f->want_rows,
+      "enable-row-fec", f->want_columns > 0, "enable-column-fec",
+      f->want_columns > 0 && f->want_rows > 0, NULL);
+  f->columns = f->want_columns;
+  f->rows = f->want_rows;
+  f->pending = FALSE;
+  g_signal_connect (f->enc, "pad-added", G_CALLBACK (enc_pad_added), f);
+
+  f->upstream = gst_object_ref (upstream);
+  peer = gst_pad_get_peer (upstream);
+  if (peer) {
+    gst_pad_unlink (upstream, peer);
+    pad = gst_element_get_static_pad (f->enc, "src");
+    gst_pad_link (pad, peer);
+    gst_object_unref (pad);
+    gst_object_unref (peer);
+  }
+  pad = gst_element_get_static_pad (f->enc, "sink");
+  gst_pad_link (upstream, pad);
+  gst_object_unref (pad);
+  add_probe (f->enc, "sink", enc_sink_probe, f);
+  add_probe (f->enc, "src", enc_src_probe, f);
+  return TRUE;
+}
+
+void
+gst_am_fec_send_clear (GstAmFecSend * f)
+{
+  if (f->enc)
+    g_mutex_clear (&f->lock);
+  gst_clear_object (&f->upstream);
+  f->enc = f->col_sink = f->row_sink = NULL;
+}
+
+void
+gst_am_fec_send_request (GstAmFecSend * f, guint columns, guint rows)
+{
+  if (f->enc)
+    g_mutex_lock (&f->lock);
+  if (columns != f->columns || rows != f->rows || f->pending)
+    f->pending = TRUE;
+  f->want_columns = columns;
+  f->want_rows = columns ? rows : 0;
+  if (f->enc)
+    g_mutex_unlock (&f->lock);
+}
+
+static gboolean
+resend_event (GstPad * pad, GstEvent ** event, gpointer sinkpad)
+{
+  gst_pad_send_event (GST_PAD (sinkpad), gst_event_ref (*event));
+  return TRUE;
+}
+
+void
+gst_am_fec_send_before (GstAmFecSend * f, GstBuffer * buf, gboolean key)
+{
+  guint l, d, cur_l, cur_d;
+  GstPad *sink;
+
+  if (!f->enc || !key)
+    return;
+  g_mutex_lock (&f->lock);
+  if (!f->pending) {
+    g_mutex_unlock (&f->lock);
+    return;
+  }
+  f->pending = FALSE;
+  l = f->want_columns;
+  d = f->want_rows;
+  g_mutex_unlock (&f->lock);
+  g_object_get (f->enc, "columns", &cur_l, "rows", &cur_d, NULL);
+  if (l > 0 && (l != cur_l || d != cur_d)) {
+    /* columns and rows change only in READY: cycle the encoder (its fec pads go and come back
+     * and are linked again in enc_pad_added), then replay the sticky events it lost */
+    gst_element_set_state (f->enc, GST_STATE_READY);
+    g_object_set (f->enc, "columns", l, "rows", d, NULL);
+    gst_element_sync_state_with_parent (f->enc);
+    sink = gst_element_get_static_pad (f->enc, "sink");
+    gst_pad_sticky_events_foreach (f->upstream, resend_event, sink);
+    gst_object_unref (sink);
+  }
+  /* on and off while playing */
+  g_object_set (f->enc, "enable-row-fec", l > 0, "enable-column-fec", l > 0 && d > 0, NULL);
+  g_mutex_lock (&f->lock);
+  f->columns = l;
+  f->rows = d;
+  f->switches++;
+  g_mutex_unlock (&f->lock);
+  GST_INFO_OBJECT (f->enc, "FEC matrix now %u x %u", l, d);
+}
+
+void
+gst_am_fec_send_add_stats (GstAmFecSend * f, GstStructure * st)
+{
+  if (!f->enc)
+    return;
+  g_mutex_lock (&f->lock);
+  gst_structure_set (st, "fec-columns", G_TYPE_UINT, f->columns, "fec-rows", G_TYPE_UINT,
+      f->rows, "fec-packets-sent", G_TYPE_UINT64, f->fec_packets, "fec-bytes-sent",
+      G_TYPE_UINT64, f->fec_bytes, "fec-switches", G_TYPE_UINT64, f->switches, NULL);
+  g_mutex_unlock (&f->lock);
+}
+
+/* ---------------------------------------------------------------- receiver */
+
+static guint32
+recv_to_zero (gpointer p, guint32 seen)
+{
+  GstAmFecRecv *f = p;
+  g_mutex_lock (&f->lock);
+  if (seen)
+    f->ssrc = seen;
+  f->media_in++;
+  g_mutex_unlock (&f->lock);
+  return 0;
+}
+
+static guint32
+recv_from_zero (gpointer p, guint32 seen)
+{
+  GstAmFecRecv *f = p;
+  guint32 s;
+  g_mutex_lock (&f->lock);
+  s = f->ssrc;
+  f->media_out++;
+  g_mutex_unlock (&f->lock);
+  return s;
+}
+
+static GstPadProbeReturn
+dec_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
+{
+  return rewrite_probe (info, recv_to_zero, f);
+}
+
+static GstPadProbeReturn
+dec_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
+{
+  return rewrite_probe (info, recv_from_zero, f);
+}
+
+static GstPadProbeReturn
+fec_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer p)
+{
+  GstAmFecRecv *f = p;
+  guint64 bytes = 0;
+  g_mutex_lock (&f->lock);
+  f->fec_in += probe_count (info, &bytes);
+  g_mutex_unlock (&f->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static gboolean
+link_fec_src (GstAmFecRecv * f, GstElement * src, const gchar * dec_pad)
+{
+  GstPad *s = gst_element_get_static_pad (src, "src");
+  GstPad *d = gst_element_request_pad_simple (f->dec, dec_pad);
+  gboolean ok = d && gst_pad_link (s, d) == GST_PAD_LINK_OK;
+
+  gst_pad_add_probe (s, DATA_PROBES, fec_in_probe, f, NULL);
+  gst_object_unref (s);
+  if (d)
+    gst_object_unref (d);       /* the request pad stays on the element */
+  return ok;
+}
+
+gboolean
+gst_am_fec_recv_setup (GstAmFecRecv * f, GstBin * bin, GstPad * upstream,
+    const GstAmNetConfig * net, const gchar * fec_address, gint port)
+{
+  GstAmNetConfig fnet = *net;
+  GstCaps *caps;
+  GstPad *peer, *pad;
+
+  if (f->dec)
+    return TRUE;
+  g_mutex_init (&f->lock);
+  f->dec = gst_am_make (bin, "rtpst2022-1-fecdec", "fec_dec");
+  f->col_src = gst_am_make (bin, "udpsrc", "fec_col_src");
+  f->row_src = gst_am_make (bin, "udpsrc", "fec_row_src");
+  if (!f->dec || !f->col_src || !f->row_src)
+    return FALSE;
+  fnet.address = (gchar *) fec_address;
+  gst_am_net_setup_udpsrc (f->col_src, &fnet, port + GST_AM_FEC_COLUMN_PORT_OFFSET);
+  gst_am_net_setup_udpsrc (f->row_src, &fnet, port + GST_AM_FEC_ROW_PORT_OFFSET);
+  caps = gst_caps_new_empty_simple ("application/x-rtp");
+  g_object_set (f->col_src, "caps", caps, NULL);
+  g_object_set (f->row_src, "caps", caps, NULL);
+  gst_caps_unref (caps);
+
+  peer = gst_pad_get_peer (upstream);
+  if (peer) {
+    gst_pad_unlink (upstream, peer);
+    pad = gst_element_get_static_pad (f->dec, "src");
+    gst_pad_link (pad, peer);
+    gst_object_unref (pad);
+    gst_object_unref (peer);
+  }
+  pad = gst_element_get_static_pad (f->dec, "sink");
+  gst_pad_link (upstream, pad);
+  gst_object_unref (pad);
+  add_probe (f->dec, "sink", dec_sink_probe, f);
+  add_probe (f->dec, "src", dec_src_probe, f);
+  return link_fec_src (f, f->col_src, "fec_%u") && link_fec_src (f, f->row_src, "fec_%u");
+}
+
+void
+gst_am_fec_recv_clear (GstAmFecRecv * f)
+{
+  if (f->dec)
+    g_mutex_clear (&f->lock);
+  f->dec = f->col_src = f->row_src = NULL;
+}
+
+void
+gst_am_fec_recv_add_stats (GstAmFecRecv * f, GstStructure * st)
+{
+  if (!f->dec)
+    return;
+  g_mutex_lock (&f->lock);
+  /* the decoder passes every media packet on and adds what it rebuilt */
+  gst_structure_set (st, "fec-packets-received", G_TYPE_UINT64, f->fec_in,
+      "fec-recovered", G_TYPE_UINT64, f->media_out > f->media_in ? f->media_out - f->media_in
+      : (guint64) 0, NULL);
+  g_mutex_unlock (&f->lock);
+}
