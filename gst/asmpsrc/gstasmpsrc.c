@@ -61,7 +61,7 @@ struct _GstAsmpSrc {
   GstClockID early_id;
   gint64 last_early;
   guint32 pli_ssrc;             /* a key frame to ask of this sender (RTCP PLI), 0 = none */
-  gboolean fec;
+  gboolean fec, fec_probed;
   gchar *fec_address;
   GstAmFecRecv fecrx;
 };
@@ -107,8 +107,10 @@ arm_early_locked (GstAsmpSrc * self, gint64 now)
 }
 
 /* ---- RTP arriving (udpsrc thread) ---- */
+/* cc: lib/cc measures it (what arrived); trace: rd.txt gets it (what reaches the jitter
+ * buffer: with FEC, after recovery) */
 static void
-process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now)
+process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now, gboolean cc, gboolean trace)
 {
   GstAmRtpInfo info;
   guint32 extseq;
@@ -128,8 +130,9 @@ process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now)
     }
     extseq = amcc_seq_ext_update (se, info.seq);
   }
-  gst_am_trace_rd (self->rd, now, gst_am_wide_id (info.ssrc, extseq), info.size);
-  if (self->cc) {
+  if (trace)
+    gst_am_trace_rd (self->rd, now, gst_am_wide_id (info.ssrc, extseq), info.size);
+  if (self->cc && cc) {
     gst_am_cc_receiver_on_rtp (self->cc, now, &info);
     arm_early_locked (self, now);
   }
@@ -137,20 +140,34 @@ process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now)
 }
 
 static GstPadProbeReturn
-rtp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+rtp_probe (GstAsmpSrc * self, GstPadProbeInfo * info, gboolean cc, gboolean trace)
 {
-  GstAsmpSrc *self = user_data;
   gint64 now = gst_am_now ();
 
   if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
-    process_rtp (self, GST_PAD_PROBE_INFO_BUFFER (info), now);
+    process_rtp (self, GST_PAD_PROBE_INFO_BUFFER (info), now, cc, trace);
   } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
     GstBufferList *l = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
     guint i;
     for (i = 0; i < gst_buffer_list_length (l); i++)
-      process_rtp (self, gst_buffer_list_get (l, i), now);
+      process_rtp (self, gst_buffer_list_get (l, i), now, cc, trace);
   }
   return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+rtp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstAsmpSrc *self = user_data;
+
+  return rtp_probe (self, info, TRUE, !self->fec);
+}
+
+/* fec=true: what leaves the FEC decoder, rebuilt packets included */
+static GstPadProbeReturn
+rtp_recovered_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  return rtp_probe (user_data, info, FALSE, TRUE);
 }
 
 /* ---- RTCP from the group ---- */
@@ -364,6 +381,14 @@ start_locked (GstAsmpSrc * self)
     gboolean ok = self->fec_address && gst_am_fec_recv_setup (&self->fecrx, GST_BIN (self), up,
         &self->net, self->fec_address, self->net.port);
     gst_object_unref (up);
+    if (ok) {
+      GstPad *out = gst_element_get_static_pad (self->fecrx.dec, "src");
+      if (!self->fec_probed)
+        gst_pad_add_probe (out, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+            rtp_recovered_probe, self, NULL);
+      self->fec_probed = TRUE;
+      gst_object_unref (out);
+    }
     if (!ok) {
       if (!self->fec_address)
         GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("fec=true needs fec-address"));

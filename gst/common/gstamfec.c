@@ -136,10 +136,42 @@ enc_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
   return rewrite_probe (info, send_from_zero, f);
 }
 
+/* RFC 2733 sets the parity packet's X bit to the XOR of the media packets' (all 1 here: our
+ * header extensions), so over an odd number of packets it claims an extension it does not
+ * have, and rtpst2022-1-fecdec drops it as invalid RTP. Cleared on the way out; the receiver
+ * restores X on what it rebuilds (restore_ext_bit). */
+static void
+clear_x (GstBuffer ** buf)
+{
+  GstMapInfo m;
+
+  *buf = gst_buffer_make_writable (*buf);
+  if (gst_buffer_map (*buf, &m, GST_MAP_READWRITE)) {
+    if (m.size >= 12)
+      m.data[0] &= ~0x10;
+    gst_buffer_unmap (*buf, &m);
+  }
+}
+
 static GstPadProbeReturn
 fec_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer p)
 {
   GstAmFecSend *f = p;
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+    clear_x (&b);
+    GST_PAD_PROBE_INFO_DATA (info) = b;
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *l = gst_buffer_list_make_writable (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
+    guint i;
+    for (i = 0; i < gst_buffer_list_length (l); i++) {
+      GstBuffer *b = gst_buffer_ref (gst_buffer_list_get (l, i));
+      gst_buffer_list_remove (l, i, 1);
+      clear_x (&b);
+      gst_buffer_list_insert (l, i, b);
+    }
+    GST_PAD_PROBE_INFO_DATA (info) = l;
+  }
   g_mutex_lock (&f->lock);
   f->fec_packets += probe_count (info, &f->fec_bytes);
   g_mutex_unlock (&f->lock);
@@ -308,15 +340,115 @@ recv_from_zero (gpointer p, guint32 seen)
   return s;
 }
 
+/* Marks seq in the window of recent sequence numbers; TRUE if it was there already. */
+static gboolean
+mark_seen (GstAmFecRecv * f, guint16 seq)
+{
+  guint32 *slot = &f->seen[seq % GST_AM_FEC_SEEN_WINDOW];
+  gboolean was = *slot == (0x10000u | seq);
+  *slot = 0x10000u | seq;
+  return was;
+}
+
+static guint16
+rtp_seq (GstBuffer * b, gboolean * ok)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  guint16 seq = 0;
+
+  *ok = gst_rtp_buffer_map (b, GST_MAP_READ, &rtp);
+  if (*ok) {
+    seq = gst_rtp_buffer_get_seq (&rtp);
+    gst_rtp_buffer_unmap (&rtp);
+  }
+  return seq;
+}
+
+/* A rebuilt packet over an odd number of others got X = 0 from the parity (clear_x); its
+ * payload then starts with the RFC 8285 one-byte extension header 0xBEDE (never an H.264 NAL
+ * header: that would set the forbidden bit): restore X. */
+static void
+restore_ext_bit (GstBuffer ** buf)
+{
+  GstMapInfo m;
+  gsize off;
+
+  *buf = gst_buffer_make_writable (*buf);
+  if (!gst_buffer_map (*buf, &m, GST_MAP_READWRITE))
+    return;
+  off = 12 + 4 * (m.data[0] & 0x0f);
+  if (m.size >= off + 4 && !(m.data[0] & 0x10) && m.data[off] == 0xBE && m.data[off + 1] == 0xDE)
+    m.data[0] |= 0x10;
+  gst_buffer_unmap (*buf, &m);
+}
+
+static void
+on_dec_in (GstAmFecRecv * f, GstBuffer * b)
+{
+  gboolean ok;
+  guint16 seq = rtp_seq (b, &ok);
+
+  if (!ok)
+    return;
+  g_mutex_lock (&f->lock);
+  if (mark_seen (f, seq))
+    f->late++;                  /* it arrived after we had rebuilt it */
+  g_mutex_unlock (&f->lock);
+}
+
+static void
+on_dec_out (GstAmFecRecv * f, GstBuffer ** b)
+{
+  gboolean ok, rebuilt;
+  guint16 seq = rtp_seq (*b, &ok);
+
+  if (!ok) {
+    restore_ext_bit (b);        /* mapped as RTP only once X is right */
+    seq = rtp_seq (*b, &ok);
+    if (!ok)
+      return;
+  }
+  g_mutex_lock (&f->lock);
+  rebuilt = !mark_seen (f, seq);
+  if (rebuilt)
+    f->recovered++;
+  g_mutex_unlock (&f->lock);
+  if (rebuilt)
+    restore_ext_bit (b);
+}
+
 static GstPadProbeReturn
 dec_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
 {
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    on_dec_in (f, GST_PAD_PROBE_INFO_BUFFER (info));
+  else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *l = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
+    guint i;
+    for (i = 0; i < gst_buffer_list_length (l); i++)
+      on_dec_in (f, gst_buffer_list_get (l, i));
+  }
   return rewrite_probe (info, recv_to_zero, f);
 }
 
 static GstPadProbeReturn
 dec_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
 {
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+    on_dec_out (f, &b);
+    GST_PAD_PROBE_INFO_DATA (info) = b;
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *l = gst_buffer_list_make_writable (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
+    guint i;
+    for (i = 0; i < gst_buffer_list_length (l); i++) {
+      GstBuffer *b = gst_buffer_ref (gst_buffer_list_get (l, i));
+      gst_buffer_list_remove (l, i, 1);
+      on_dec_out (f, &b);
+      gst_buffer_list_insert (l, i, b);
+    }
+    GST_PAD_PROBE_INFO_DATA (info) = l;
+  }
   return rewrite_probe (info, recv_from_zero, f);
 }
 
@@ -399,9 +531,10 @@ gst_am_fec_recv_add_stats (GstAmFecRecv * f, GstStructure * st)
   if (!f->dec)
     return;
   g_mutex_lock (&f->lock);
-  /* the decoder passes every media packet on and adds what it rebuilt */
+  /* recovered: rebuilt and never arrived; rebuilt early: rebuilt, then the packet arrived
+   * (the parity was there before the last packet of its row) */
   gst_structure_set (st, "fec-packets-received", G_TYPE_UINT64, f->fec_in,
-      "fec-recovered", G_TYPE_UINT64, f->media_out > f->media_in ? f->media_out - f->media_in
-      : (guint64) 0, NULL);
+      "fec-recovered", G_TYPE_UINT64, f->recovered - MIN (f->late, f->recovered),
+      "fec-rebuilt-early", G_TYPE_UINT64, f->late, NULL);
   g_mutex_unlock (&f->lock);
 }

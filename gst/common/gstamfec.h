@@ -53,6 +53,9 @@ typedef struct {
   GstElement *dec, *col_src, *row_src;
   guint32 ssrc;
   guint64 media_in, media_out, fec_in;
+  guint64 recovered, late;
+#define GST_AM_FEC_SEEN_WINDOW 4096
+  guint32 seen[GST_AM_FEC_SEEN_WINDOW];       /* 0x10000 | seq of the packets seen */
 } GstAmFecRecv;
 
 /* Inserts the decoder after upstream and adds the two FEC udpsrcs (joining fec_address). */

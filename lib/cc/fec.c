@@ -7,7 +7,7 @@ void
 amcc_fec_params_default (amcc_fec_params *p)
 {
   p->residual_interval_s = 30.0;
-  p->max_delay_s = 0.25;
+  p->max_delay_s = 0.15;
   p->min_columns = 1;
   p->max_columns = 20;
   p->min_rows = 4;

@@ -40,7 +40,7 @@ static void
 test_one_percent (void)
 {
   /* 100 pkt/s: target 3.333e-4; 1 - 0.99^L <= 0.0333 -> L <= 3.373 -> L = 3, row only (any
-   * column FEC has D >= 4 and L x D <= 25, so r >= 1/6 + 1/4 > 1/3) */
+   * column FEC has D >= 4 and L x D <= 0.15 s x 100 = 15: none fits) */
   amcc_fec_choice c = choose (0.01, 100);
   AMT_CHECK (c.columns == 3 && c.rows == 0);
   AMT_NEAR (c.overhead, 0.25, 1e-12);
@@ -59,14 +59,14 @@ test_one_percent (void)
 static void
 test_three_percent (void)
 {
-  /* 200 pkt/s, target 1.667e-4: row FEC cannot reach it (needs L < 1); within r <= 0.5 the
+  /* 200 pkt/s (span <= 30 packets), target 1.667e-4: row FEC cannot reach it (needs L < 1); within r <= 0.5 the
    * least residual is 4 x 4: 0.03 x 0.1147072^2 = 3.947e-4 (2 x row: 1.773e-3; 5 x 4: 4.86e-4) */
   amcc_fec_choice c = choose (0.03, 200);
   AMT_CHECK (c.columns == 4 && c.rows == 4);
   AMT_CHECK (!c.meets_target);
   AMT_NEAR (c.overhead, 1.0 / 3, 1e-12);
   AMT_NEAR (c.residual, 0.03 * 0.1147072 * 0.1147072, 1e-8);
-  /* 60 pkt/s: a 4 x 4 matrix spans 16 packets > 0.25 s x 60 = 15: row FEC, L = 2 */
+  /* 60 pkt/s: a 4 x 4 matrix spans 16 packets > 0.15 s x 60 = 9: row FEC, L = 2 */
   c = choose (0.03, 60);
   AMT_CHECK (c.columns == 2 && c.rows == 0);
   AMT_NEAR (c.residual, 0.03 * 0.0591, 1e-7);
@@ -79,9 +79,13 @@ test_limits (void)
   amcc_fec_choice c;
 
   amcc_fec_params_default (&p);
-  /* a slow stream: 10 pkt/s and 0.25 s allow L <= 2 */
+  /* a slow stream: 10 pkt/s and 0.15 s allow L = 1 only, which the parity cap excludes */
   AMT_CHECK (amcc_fec_choose (&p, 0.01, 10, &c) == AMCC_OK);
-  AMT_CHECK (c.columns <= 2 && c.rows == 0);
+  AMT_CHECK (c.columns == 0 && c.rows == 0 && !c.meets_target);
+  p.max_delay_s = 0.25;       /* L <= 2 */
+  AMT_CHECK (amcc_fec_choose (&p, 0.01, 10, &c) == AMCC_OK);
+  AMT_CHECK (c.columns == 2 && c.rows == 0);
+  p.max_delay_s = 0.15;
   /* a tighter parity cap: 0.2 -> L >= 5 */
   p.max_parity = 0.2;
   AMT_CHECK (amcc_fec_choose (&p, 0.01, 100, &c) == AMCC_OK);
