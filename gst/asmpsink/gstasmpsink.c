@@ -90,6 +90,7 @@ struct _GstAsmpSink {
   amcc_fec_params fec_params;
   amcc_fec_choice fec_choice;   /* auto: the last choice */
   gdouble fec_overhead;         /* FEC share of the target the encoder is given less */
+  guint media_bps;              /* the encoder's share: target x (1 - fec_overhead) */
   gdouble worst_loss;
   gint64 pps_start;             /* media packet rate over ~1 s windows */
   guint pps_count;
@@ -144,12 +145,11 @@ update_target_locked (GstAsmpSink * self, gint64 now)
   self->fec_overhead = overhead;
   /* video + parity within the target: the encoder and the pacer get the video's share */
   media_bps = MAX (1, (guint) (bps * (1.0 - overhead)));
+  self->media_bps = media_bps;
   gst_am_encoder_set_target (&self->enc, media_bps);
   gst_am_pacer_set_rate (GST_AM_PACER (self->pacer), media_bps);
-  if (bps == self->target_bps)
-    return FALSE;
   self->target_bps = bps;
-  return TRUE;
+  return TRUE;                  /* the target, or the video's share of it, changed */
 }
 
 /* Does this RTP packet start a key frame? (FEC matrices change there, as the bitrate does) */
@@ -173,6 +173,7 @@ rtp_key_start (GstBuffer * buf, GstAmCodec codec)
   return key;
 }
 
+/* bps: what the encoder should produce (the target less the FEC share) */
 static void
 target_changed (GstAsmpSink * self, guint bps, GstAmEncKind kind)
 {
@@ -292,7 +293,7 @@ rtcp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       return GST_PAD_PROBE_DROP;        /* spoofed: rtpbin must not see its BYE or SR either */
     }
     changed = update_target_locked (self, now);
-    bps = self->target_bps;
+    bps = self->media_bps;
   }
   kind = self->enc.kind;
   g_mutex_unlock (self->lockp);
@@ -317,7 +318,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
   if (self->cc) {
     appended = gst_am_cc_sender_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
     changed = update_target_locked (self, now);
-    bps = self->target_bps;
+    bps = self->media_bps;
     if (!early) {
       stats = gst_am_cc_sender_stats (self->cc, now, self->target_bps);
       gst_structure_set (stats, "encoder", G_TYPE_STRING,
@@ -326,6 +327,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
       gst_am_pacer_add_stats (GST_AM_PACER (self->pacer), stats);
       if (self->fec_mode != GST_AM_FEC_OFF) {
         gst_structure_set (stats, "fec-overhead", G_TYPE_DOUBLE, self->fec_overhead,
+            "media-bitrate", G_TYPE_UINT, self->media_bps,
             "fec-worst-loss", G_TYPE_DOUBLE, self->worst_loss, "media-packet-rate",
             G_TYPE_DOUBLE, self->pps, NULL);
         gst_am_fec_send_add_stats (&self->fec, stats);
@@ -463,7 +465,7 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
     configure_pacer_locked (self);
   if (prop_id == PROP_MIN_BITRATE || prop_id == PROP_MAX_BITRATE) {
     gboolean changed = update_target_locked (self, gst_am_now ());
-    guint bps = self->target_bps;
+    guint bps = self->media_bps;
     GstAmEncKind kind = self->enc.kind;
     g_mutex_unlock (self->lockp);
     if (changed)
@@ -595,6 +597,7 @@ start_locked (GstAsmpSink * self)
   }
   self->target_bps = self->initial_bps;
   self->fec_overhead = choose_fec_locked (self, gst_am_now ());
+  self->media_bps = MAX (1, (guint) (self->initial_bps * (1.0 - self->fec_overhead)));
   gst_am_pacer_set_rate (GST_AM_PACER (self->pacer),
       (guint) (self->initial_bps * (1.0 - self->fec_overhead)));
   gst_am_send_trace_reset (&self->send_trace, GST_AM_CODEC_OTHER);
@@ -703,6 +706,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
   self->min_bps = DEFAULT_MIN_BPS;
   self->max_bps = DEFAULT_MAX_BPS;
   self->target_bps = DEFAULT_INITIAL_BPS;
+  self->media_bps = DEFAULT_INITIAL_BPS;
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
   self->pacing = DEFAULT_PACING;
   self->pacing_factor = DEFAULT_PACING_FACTOR;

@@ -138,8 +138,8 @@ enc_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
 
 /* RFC 2733 sets the parity packet's X bit to the XOR of the media packets' (all 1 here: our
  * header extensions), so over an odd number of packets it claims an extension it does not
- * have, and rtpst2022-1-fecdec drops it as invalid RTP. Cleared on the way out; the receiver
- * restores X on what it rebuilds (restore_ext_bit). */
+ * have and rtpst2022-1-fecdec drops it as invalid RTP. The receiver hands its decoder the media
+ * without extensions (strip_for_decoder), for which the right parity X is 0: cleared here. */
 static void
 clear_x (GstBuffer ** buf)
 {
@@ -178,6 +178,13 @@ fec_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer p)
   return GST_PAD_PROBE_OK;
 }
 
+static void
+store_event (GstPad * pad, GstEvent * ev)
+{
+  gst_pad_store_sticky_event (pad, ev);
+  gst_event_unref (ev);
+}
+
 /* fec_0 carries column FEC, fec_1 row FEC; they exist from READY->PAUSED to PAUSED->READY */
 static void
 enc_pad_added (GstElement * enc, GstPad * pad, gpointer p)
@@ -187,8 +194,22 @@ enc_pad_added (GstElement * enc, GstPad * pad, gpointer p)
   GstElement *sink = g_str_equal (name, "fec_0") ? f->col_sink : f->row_sink;
   GstPad *peer = gst_element_get_static_pad (sink, "sink");
 
+  GstSegment seg;
+  GstCaps *caps;
+  gchar *sid;
+
   if (gst_pad_link (pad, peer) != GST_PAD_LINK_OK)
     GST_WARNING_OBJECT (enc, "could not link %s", name);
+  /* a pad made again by a matrix change gets no stream-start from the encoder before its
+   * first parity packet: give it its own (sent ahead of the first buffer) */
+  sid = gst_pad_create_stream_id (pad, enc, name);
+  store_event (pad, gst_event_new_stream_start (sid));
+  g_free (sid);
+  caps = gst_caps_new_empty_simple ("application/x-rtp");
+  store_event (pad, gst_event_new_caps (caps));
+  gst_caps_unref (caps);
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  store_event (pad, gst_event_new_segment (&seg));
   gst_pad_add_probe (pad, DATA_PROBES, fec_out_probe, f, NULL);
   gst_object_unref (peer);
   g_free (name);
@@ -282,18 +303,18 @@ gst_am_fec_send_before (GstAmFecSend * f, GstBuffer * buf, gboolean key)
   d = f->want_rows;
   g_mutex_unlock (&f->lock);
   g_object_get (f->enc, "columns", &cur_l, "rows", &cur_d, NULL);
-  if (l > 0 && (l != cur_l || d != cur_d)) {
-    /* columns and rows change only in READY: cycle the encoder (its fec pads go and come back
-     * and are linked again in enc_pad_added), then replay the sticky events it lost */
+  if (l != cur_l || d != cur_d) {
+    /* rtpst2022-1-fecenc (1.22) takes any property, enable-* included, only in READY: cycle
+     * it (its fec pads go and come back and are linked again in enc_pad_added), then replay
+     * the sticky events its sink pad lost. 0 columns: both kinds off. */
     gst_element_set_state (f->enc, GST_STATE_READY);
-    g_object_set (f->enc, "columns", l, "rows", d, NULL);
+    g_object_set (f->enc, "columns", l, "rows", d, "enable-row-fec", l > 0,
+        "enable-column-fec", l > 0 && d > 0, NULL);
     gst_element_sync_state_with_parent (f->enc);
     sink = gst_element_get_static_pad (f->enc, "sink");
     gst_pad_sticky_events_foreach (f->upstream, resend_event, sink);
     gst_object_unref (sink);
   }
-  /* on and off while playing */
-  g_object_set (f->enc, "enable-row-fec", l > 0, "enable-column-fec", l > 0 && d > 0, NULL);
   g_mutex_lock (&f->lock);
   f->columns = l;
   f->rows = d;
@@ -316,28 +337,43 @@ gst_am_fec_send_add_stats (GstAmFecSend * f, GstStructure * st)
 
 /* ---------------------------------------------------------------- receiver */
 
-static guint32
-recv_to_zero (gpointer p, guint32 seen)
+/* rtpst2022-1-fecdec (1.22) rebuilds the payload only, not the header extension, while it takes
+ * X from the parity of the headers: a packet rebuilt from packets with extensions claims one it
+ * lacks and is dropped as invalid. So the decoder gets each media packet without its extension
+ * and with SSRC 0 (the sender protects them the same way: the parity's X cleared), and what it
+ * passes on is swapped back for the packet as it arrived (kept by sequence number). A rebuilt
+ * packet gets our extended-sequence extension again, from the last one seen, for rd.txt. */
+static GstBuffer *
+strip_for_decoder (GstBuffer * in)
 {
-  GstAmFecRecv *f = p;
-  g_mutex_lock (&f->lock);
-  if (seen)
-    f->ssrc = seen;
-  f->media_in++;
-  g_mutex_unlock (&f->lock);
-  return 0;
-}
+  GstRTPBuffer r = GST_RTP_BUFFER_INIT, w = GST_RTP_BUFFER_INIT;
+  GstBuffer *out;
+  guint i, plen, cc;
 
-static guint32
-recv_from_zero (gpointer p, guint32 seen)
-{
-  GstAmFecRecv *f = p;
-  guint32 s;
-  g_mutex_lock (&f->lock);
-  s = f->ssrc;
-  f->media_out++;
-  g_mutex_unlock (&f->lock);
-  return s;
+  if (!gst_rtp_buffer_map (in, GST_MAP_READ, &r))
+    return gst_buffer_ref (in);
+  if (gst_rtp_buffer_get_padding (&r)) {        /* not from a payloader we know: as it is */
+    gst_rtp_buffer_unmap (&r);
+    out = gst_buffer_copy (in);
+    swap_ssrc (&out, 0);
+    return out;
+  }
+  plen = gst_rtp_buffer_get_payload_len (&r);
+  cc = gst_rtp_buffer_get_csrc_count (&r);
+  out = gst_rtp_buffer_new_allocate (plen, 0, cc);
+  gst_buffer_copy_into (out, in, GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  gst_rtp_buffer_map (out, GST_MAP_WRITE, &w);
+  gst_rtp_buffer_set_marker (&w, gst_rtp_buffer_get_marker (&r));
+  gst_rtp_buffer_set_payload_type (&w, gst_rtp_buffer_get_payload_type (&r));
+  gst_rtp_buffer_set_seq (&w, gst_rtp_buffer_get_seq (&r));
+  gst_rtp_buffer_set_timestamp (&w, gst_rtp_buffer_get_timestamp (&r));
+  gst_rtp_buffer_set_ssrc (&w, 0);
+  for (i = 0; i < cc; i++)
+    gst_rtp_buffer_set_csrc (&w, i, gst_rtp_buffer_get_csrc (&r, i));
+  memcpy (gst_rtp_buffer_get_payload (&w), gst_rtp_buffer_get_payload (&r), plen);
+  gst_rtp_buffer_unmap (&w);
+  gst_rtp_buffer_unmap (&r);
+  return out;
 }
 
 /* Marks seq in the window of recent sequence numbers; TRUE if it was there already. */
@@ -350,106 +386,112 @@ mark_seen (GstAmFecRecv * f, guint16 seq)
   return was;
 }
 
-static guint16
-rtp_seq (GstBuffer * b, gboolean * ok)
-{
-  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  guint16 seq = 0;
-
-  *ok = gst_rtp_buffer_map (b, GST_MAP_READ, &rtp);
-  if (*ok) {
-    seq = gst_rtp_buffer_get_seq (&rtp);
-    gst_rtp_buffer_unmap (&rtp);
-  }
-  return seq;
-}
-
-/* A rebuilt packet over an odd number of others got X = 0 from the parity (clear_x); its
- * payload then starts with the RFC 8285 one-byte extension header 0xBEDE (never an H.264 NAL
- * header: that would set the forbidden bit): restore X. */
-static void
-restore_ext_bit (GstBuffer ** buf)
-{
-  GstMapInfo m;
-  gsize off;
-
-  *buf = gst_buffer_make_writable (*buf);
-  if (!gst_buffer_map (*buf, &m, GST_MAP_READWRITE))
-    return;
-  off = 12 + 4 * (m.data[0] & 0x0f);
-  if (m.size >= off + 4 && !(m.data[0] & 0x10) && m.data[off] == 0xBE && m.data[off + 1] == 0xDE)
-    m.data[0] |= 0x10;
-  gst_buffer_unmap (*buf, &m);
-}
-
-static void
+/* A media packet arriving: remember it, hand the decoder its stripped copy. */
+static GstBuffer *
 on_dec_in (GstAmFecRecv * f, GstBuffer * b)
 {
-  gboolean ok;
-  guint16 seq = rtp_seq (b, &ok);
+  GstAmRtpInfo info;
+  GstBuffer **slot;
 
-  if (!ok)
-    return;
+  if (!gst_am_rtp_read (b, &info))
+    return gst_buffer_ref (b);
   g_mutex_lock (&f->lock);
-  if (mark_seen (f, seq))
+  f->media_in++;
+  f->ssrc = info.ssrc;
+  if (info.has_extseq) {
+    f->extseq = info.extseq;
+    f->have_extseq = TRUE;
+  }
+  if (mark_seen (f, info.seq))
     f->late++;                  /* it arrived after we had rebuilt it */
+  slot = &f->kept[info.seq % GST_AM_FEC_KEEP];
+  gst_buffer_replace (slot, b);
   g_mutex_unlock (&f->lock);
+  return strip_for_decoder (b);
 }
 
-static void
-on_dec_out (GstAmFecRecv * f, GstBuffer ** b)
+/* What the decoder passes on: the packet as it arrived, or a rebuilt one. */
+static GstBuffer *
+on_dec_out (GstAmFecRecv * f, GstBuffer * b)
 {
-  gboolean ok, rebuilt;
-  guint16 seq = rtp_seq (*b, &ok);
+  GstRTPBuffer r = GST_RTP_BUFFER_INIT;
+  GstBuffer *kept, *out;
+  guint16 seq;
+  guint32 ssrc, extseq = 0;
+  gboolean have;
 
-  if (!ok) {
-    restore_ext_bit (b);        /* mapped as RTP only once X is right */
-    seq = rtp_seq (*b, &ok);
-    if (!ok)
-      return;
-  }
+  if (!gst_rtp_buffer_map (b, GST_MAP_READ, &r))
+    return b;
+  seq = gst_rtp_buffer_get_seq (&r);
+  gst_rtp_buffer_unmap (&r);
   g_mutex_lock (&f->lock);
-  rebuilt = !mark_seen (f, seq);
-  if (rebuilt)
+  f->media_out++;
+  kept = f->kept[seq % GST_AM_FEC_KEEP];
+  if (kept) {
+    GstRTPBuffer k = GST_RTP_BUFFER_INIT;
+    gboolean same = gst_rtp_buffer_map (kept, GST_MAP_READ, &k)
+        && gst_rtp_buffer_get_seq (&k) == seq;
+    if (k.buffer)
+      gst_rtp_buffer_unmap (&k);
+    if (same) {
+      f->kept[seq % GST_AM_FEC_KEEP] = NULL;    /* our ref moves to the output */
+      g_mutex_unlock (&f->lock);
+      gst_buffer_unref (b);
+      return kept;
+    }
+  }
+  if (!mark_seen (f, seq))
     f->recovered++;
+  ssrc = f->ssrc;
+  have = f->have_extseq;
+  if (have)                     /* the extended number nearest to the last one seen */
+    extseq = f->extseq + (gint16) (seq - (guint16) f->extseq);
   g_mutex_unlock (&f->lock);
-  if (rebuilt)
-    restore_ext_bit (b);
+  out = b;
+  swap_ssrc (&out, ssrc);
+  if (have)
+    gst_am_rtp_stamp (&out, gst_am_now (), extseq);
+  return out;
+}
+
+typedef GstBuffer *(*BufFn) (GstAmFecRecv * f, GstBuffer * b);
+
+/* fn's buffer replaces each one of the probe (fn takes b's ref) */
+static void
+replace_each (GstPadProbeInfo * info, GstAmFecRecv * f, BufFn fn, gboolean takes)
+{
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info), *n = fn (f, b);
+    if (!takes)
+      gst_buffer_unref (b);
+    GST_PAD_PROBE_INFO_DATA (info) = n;
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *l = gst_buffer_list_make_writable (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
+    guint i;
+    for (i = 0; i < gst_buffer_list_length (l); i++) {
+      GstBuffer *b = gst_buffer_ref (gst_buffer_list_get (l, i)), *n;
+      gst_buffer_list_remove (l, i, 1);
+      n = fn (f, b);
+      if (!takes)
+        gst_buffer_unref (b);
+      gst_buffer_list_insert (l, i, n);
+    }
+    GST_PAD_PROBE_INFO_DATA (info) = l;
+  }
 }
 
 static GstPadProbeReturn
 dec_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
 {
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
-    on_dec_in (f, GST_PAD_PROBE_INFO_BUFFER (info));
-  else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
-    GstBufferList *l = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
-    guint i;
-    for (i = 0; i < gst_buffer_list_length (l); i++)
-      on_dec_in (f, gst_buffer_list_get (l, i));
-  }
-  return rewrite_probe (info, recv_to_zero, f);
+  replace_each (info, f, on_dec_in, FALSE);
+  return GST_PAD_PROBE_OK;
 }
 
 static GstPadProbeReturn
 dec_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
 {
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
-    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
-    on_dec_out (f, &b);
-    GST_PAD_PROBE_INFO_DATA (info) = b;
-  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
-    GstBufferList *l = gst_buffer_list_make_writable (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
-    guint i;
-    for (i = 0; i < gst_buffer_list_length (l); i++) {
-      GstBuffer *b = gst_buffer_ref (gst_buffer_list_get (l, i));
-      gst_buffer_list_remove (l, i, 1);
-      on_dec_out (f, &b);
-      gst_buffer_list_insert (l, i, b);
-    }
-    GST_PAD_PROBE_INFO_DATA (info) = l;
-  }
-  return rewrite_probe (info, recv_from_zero, f);
+  replace_each (info, f, on_dec_out, TRUE);
+  return GST_PAD_PROBE_OK;
 }
 
 static GstPadProbeReturn
@@ -520,6 +562,10 @@ gst_am_fec_recv_setup (GstAmFecRecv * f, GstBin * bin, GstPad * upstream,
 void
 gst_am_fec_recv_clear (GstAmFecRecv * f)
 {
+  guint i;
+
+  for (i = 0; i < GST_AM_FEC_KEEP; i++)
+    gst_clear_buffer (&f->kept[i]);
   if (f->dec)
     g_mutex_clear (&f->lock);
   f->dec = f->col_src = f->row_src = NULL;

@@ -54,8 +54,12 @@ typedef struct {
   guint32 ssrc;
   guint64 media_in, media_out, fec_in;
   guint64 recovered, late;
+  guint32 extseq;                             /* the last extended seq that arrived */
+  gboolean have_extseq;
 #define GST_AM_FEC_SEEN_WINDOW 4096
   guint32 seen[GST_AM_FEC_SEEN_WINDOW];       /* 0x10000 | seq of the packets seen */
+#define GST_AM_FEC_KEEP 512
+  GstBuffer *kept[GST_AM_FEC_KEEP];           /* media as they arrived, by seq, until passed on */
 } GstAmFecRecv;
 
 /* Inserts the decoder after upstream and adds the two FEC udpsrcs (joining fec_address). */
