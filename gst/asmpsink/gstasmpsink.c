@@ -91,6 +91,8 @@ struct _GstAsmpSink {
   amcc_fec_choice fec_choice;   /* auto: the last choice */
   gdouble fec_overhead;         /* FEC share of the target the encoder is given less */
   guint media_bps;              /* the encoder's share: target x (1 - fec_overhead) */
+  gdouble fec_byte_share;       /* parity bytes / all bytes over the last RTCP interval */
+  guint64 fec_bytes_then, media_bytes, media_bytes_then;
   gdouble worst_loss;
   gint64 pps_start;             /* media packet rate over ~1 s windows */
   guint pps_count;
@@ -113,9 +115,12 @@ choose_fec_locked (GstAsmpSink * self, gint64 now)
 {
   amcc_fec_choice c;
 
+  /* parity packets are as long as the longest packet they cover: their share of the bytes
+   * (measured) can exceed their share of the packets (modelled) */
   if (self->fec_mode == GST_AM_FEC_FIXED)
-    return amcc_fec_parity_ratio (self->fec_columns, self->fec_rows)
-        / (1.0 + amcc_fec_parity_ratio (self->fec_columns, self->fec_rows));
+    return MAX (self->fec_byte_share,
+        amcc_fec_parity_ratio (self->fec_columns, self->fec_rows)
+        / (1.0 + amcc_fec_parity_ratio (self->fec_columns, self->fec_rows)));
   if (self->fec_mode != GST_AM_FEC_AUTO)
     return 0.0;
   self->worst_loss = gst_am_cc_sender_worst_loss (self->cc, now);
@@ -127,7 +132,7 @@ choose_fec_locked (GstAsmpSink * self, gint64 now)
     gst_am_fec_send_request (&self->fec, c.columns, c.rows);
   }
   self->fec_choice = c;
-  return c.overhead;
+  return c.columns ? MAX (c.overhead, self->fec_byte_share) : 0.0;
 }
 
 static gboolean
@@ -200,6 +205,7 @@ process_rtp (GstAsmpSink * self, GstBuffer * buf, gint64 now)
   if (self->cc)
     gst_am_cc_sender_on_rtp_sent (self->cc, now, size);
   self->pps_count++;
+  self->media_bytes += size;
   if (now - self->pps_start >= GST_SECOND) {
     self->pps = self->pps_count * (gdouble) GST_SECOND / (now - self->pps_start);
     self->pps_start = now;
@@ -315,6 +321,13 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
 
   g_mutex_lock (self->lockp);
   self->own_ssrc = gst_am_rtcp_first_ssrc (buf);
+  if (!early && self->fec_mode != GST_AM_FEC_OFF) {
+    guint64 fb = gst_am_fec_send_bytes (&self->fec);
+    gdouble df = fb - self->fec_bytes_then, dm = self->media_bytes - self->media_bytes_then;
+    self->fec_byte_share = df + dm > 0 ? df / (df + dm) : 0.0;
+    self->fec_bytes_then = fb;
+    self->media_bytes_then = self->media_bytes;
+  }
   if (self->cc) {
     appended = gst_am_cc_sender_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
     changed = update_target_locked (self, now);
@@ -328,6 +341,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
       if (self->fec_mode != GST_AM_FEC_OFF) {
         gst_structure_set (stats, "fec-overhead", G_TYPE_DOUBLE, self->fec_overhead,
             "media-bitrate", G_TYPE_UINT, self->media_bps,
+            "fec-byte-share", G_TYPE_DOUBLE, self->fec_byte_share,
             "fec-worst-loss", G_TYPE_DOUBLE, self->worst_loss, "media-packet-rate",
             G_TYPE_DOUBLE, self->pps, NULL);
         gst_am_fec_send_add_stats (&self->fec, stats);
@@ -576,6 +590,8 @@ start_locked (GstAsmpSink * self)
       return FALSE;
   }
   memset (&self->fec_choice, 0, sizeof self->fec_choice);
+  self->fec_byte_share = 0;
+  self->fec_bytes_then = self->media_bytes = self->media_bytes_then = 0;
   self->worst_loss = 0;
   self->pps = 0;
   self->pps_count = 0;

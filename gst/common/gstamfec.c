@@ -323,6 +323,19 @@ gst_am_fec_send_before (GstAmFecSend * f, GstBuffer * buf, gboolean key)
   GST_INFO_OBJECT (f->enc, "FEC matrix now %u x %u", l, d);
 }
 
+guint64
+gst_am_fec_send_bytes (GstAmFecSend * f)
+{
+  guint64 b;
+
+  if (!f->enc)
+    return 0;
+  g_mutex_lock (&f->lock);
+  b = f->fec_bytes;
+  g_mutex_unlock (&f->lock);
+  return b;
+}
+
 void
 gst_am_fec_send_add_stats (GstAmFecSend * f, GstStructure * st)
 {

@@ -46,6 +46,8 @@ void gst_am_fec_send_request (GstAmFecSend * f, guint columns, guint rows);
  * at a key frame, applies a pending matrix. */
 void gst_am_fec_send_before (GstAmFecSend * f, GstBuffer * buf, gboolean key);
 void gst_am_fec_send_add_stats (GstAmFecSend * f, GstStructure * st);
+/* Parity bytes sent so far. */
+guint64 gst_am_fec_send_bytes (GstAmFecSend * f);
 
 /* ---- receiver: RTP udpsrc -> fecdec -> rtpbin; two udpsrcs on the FEC group -> fecdec ---- */
 typedef struct {
