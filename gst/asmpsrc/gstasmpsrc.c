@@ -133,7 +133,10 @@ process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now, gboolean cc, gboole
   if (trace)
     gst_am_trace_rd (self->rd, now, gst_am_wide_id (info.ssrc, extseq), info.size);
   if (self->cc && cc) {
+    guint64 parity = gst_am_fec_recv_take_bytes (&self->fecrx);
     gst_am_cc_receiver_on_rtp (self->cc, now, &info);
+    if (parity)
+      gst_am_cc_receiver_on_extra_bytes (self->cc, now, parity);
     arm_early_locked (self, now);
   }
   g_mutex_unlock (self->lockp);

@@ -87,6 +87,8 @@ GstAmCcReceiver *gst_am_cc_receiver_new (const GstAmCcConfig * cfg, gint64 now,
 void gst_am_cc_receiver_free (GstAmCcReceiver * r);
 /* One RTP packet arrived (info from gst_am_rtp_read). */
 void gst_am_cc_receiver_on_rtp (GstAmCcReceiver * r, gint64 now, const GstAmRtpInfo * info);
+/* Bytes of the session on our link outside the media packets (FEC parity). */
+void gst_am_cc_receiver_on_extra_bytes (GstAmCcReceiver * r, gint64 now, gsize bytes);
 /* A compound RTCP packet arrived (sender SR + APP, or a peer's RR + APP). FALSE as for the
  * sender: drop it. */
 gboolean gst_am_cc_receiver_on_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer * buf,

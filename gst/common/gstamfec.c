@@ -511,9 +511,8 @@ static GstPadProbeReturn
 fec_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer p)
 {
   GstAmFecRecv *f = p;
-  guint64 bytes = 0;
   g_mutex_lock (&f->lock);
-  f->fec_in += probe_count (info, &bytes);
+  f->fec_in += probe_count (info, &f->fec_bytes_pending);
   g_mutex_unlock (&f->lock);
   return GST_PAD_PROBE_OK;
 }
@@ -582,6 +581,20 @@ gst_am_fec_recv_clear (GstAmFecRecv * f)
   if (f->dec)
     g_mutex_clear (&f->lock);
   f->dec = f->col_src = f->row_src = NULL;
+}
+
+guint64
+gst_am_fec_recv_take_bytes (GstAmFecRecv * f)
+{
+  guint64 b;
+
+  if (!f->dec)
+    return 0;
+  g_mutex_lock (&f->lock);
+  b = f->fec_bytes_pending;
+  f->fec_bytes_pending = 0;
+  g_mutex_unlock (&f->lock);
+  return b;
 }
 
 void

@@ -56,6 +56,7 @@ typedef struct {
   guint32 ssrc;
   guint64 media_in, media_out, fec_in;
   guint64 recovered, late;
+  guint64 fec_bytes_pending;                  /* parity bytes not yet given to lib/cc */
   guint32 extseq;                             /* the last extended seq that arrived */
   gboolean have_extseq;
 #define GST_AM_FEC_SEEN_WINDOW 4096
@@ -69,6 +70,10 @@ gboolean gst_am_fec_recv_setup (GstAmFecRecv * f, GstBin * bin, GstPad * upstrea
     const GstAmNetConfig * net, const gchar * fec_address, gint port);
 void gst_am_fec_recv_clear (GstAmFecRecv * f);
 void gst_am_fec_recv_add_stats (GstAmFecRecv * f, GstStructure * st);
+/* Parity bytes received since the last call: they crossed our link, so lib/cc counts them in
+ * the rate received (else ASMP's receiver, which caps its rate near what it received, would
+ * see only the video's share and pull the target down by the FEC share round after round). */
+guint64 gst_am_fec_recv_take_bytes (GstAmFecRecv * f);
 
 G_END_DECLS
 #endif
