@@ -11,6 +11,7 @@
 #include <amcc/pacing.h>
 #include <amcc/controller.h>
 #include <amcc/avmrc.h>
+#include <amcc/fec.h>
 #if defined(__has_include)
 #if __has_include(<amcc/tfmcc.h>)
 #include <amcc/tfmcc.h>
@@ -59,6 +60,10 @@ test_cpp_calls (void)
   double cum[AMCC_AVMRC_PAPER_LAYERS];
   AMT_CHECK (amcc_avmrc_layer_rates (cum, AMCC_AVMRC_PAPER_LAYERS, 256e3, 1.5) == AMCC_OK);
   AMT_NEAR (cum[8], 6561e3, 1e-6);
+  amcc_fec_params fp;
+  amcc_fec_params_default (&fp);
+  amcc_fec_choice fc;
+  AMT_CHECK (amcc_fec_choose (&fp, 0.01, 100, &fc) == AMCC_OK && fc.columns == 3);  // test_fec.c
 }
 
 int

@@ -5,6 +5,8 @@
 #include "amtest.h"
 #include <math.h>
 #include <amcc/fec.h>
+#include <amcc/asmp.h>
+#include <amcc/controller.h>
 
 static amcc_fec_choice
 choose (double loss, double pps)
@@ -102,6 +104,38 @@ test_limits (void)
   AMT_NEAR (amcc_fec_parity_ratio (5, 4), 0.45, 1e-12);
 }
 
+/* Parity bytes a receiver takes in count in the interval's bytes (the rate received), not in
+ * the mean packet size of eq. 12; through the controller only once a sender is measured. */
+static void
+test_extra_bytes (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_receiver rx;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver_init (&rx, &p, 90000);
+  for (int i = 0; i < 5; i++)     /* past the sequence probation */
+    amcc_asmp_receiver_on_rtp (&rx, AMCC_NS_PER_S + i * 1000000, (uint16_t) (100 + i),
+        (uint32_t) (3000 * i), AMCC_TIME_NONE, 1000);
+  uint64_t before = rx.iv_bytes;
+  double mean = rx.mean_pkt;
+  AMT_CHECK (before >= 3000 && before % 1000 == 0);
+  amcc_asmp_receiver_on_extra_bytes (&rx, 700);
+  AMT_CHECK (rx.iv_bytes == before + 700);
+  AMT_NEAR (rx.mean_pkt, mean, 0);
+
+  amcc_ctl_config cfg;
+  amcc_ctl_config_init (&cfg);
+  amcc_receiver *r = amcc_receiver_new (amcc_protocol_find ("asmp"), &cfg, 0);
+  AMT_CHECK (r != NULL);
+  if (!r)
+    return;
+  amcc_receiver_on_extra_bytes (r, 1000, 500);    /* before any media: nobody to count for */
+  amcc_packet pkt = { .ssrc = 7, .seq = 1, .rtp_ts = 0, .bytes = 1200, .send_time = AMCC_TIME_NONE };
+  amcc_receiver_on_rtp (r, 2000, &pkt);
+  amcc_receiver_on_extra_bytes (r, 3000, 300);
+  amcc_receiver_free (r);
+}
+
 int
 main (void)
 {
@@ -109,5 +143,6 @@ main (void)
   AMT_RUN (test_one_percent);
   AMT_RUN (test_three_percent);
   AMT_RUN (test_limits);
+  AMT_RUN (test_extra_bytes);
   return amt_summary ();
 }
