@@ -269,7 +269,7 @@ GST_START_TEST (test_receiver_recovers)
   GstElement *sink, *rtp_sink, *pipe, *src;
   GstHarness *h;
   GstPad *pad;
-  guint64 recovered = 0;
+  guint64 recovered = 0, parity = 0;
 
   fail_unless (port > 0);
   pipe = gst_parse_launch ("asmpsrc name=src fec=true fec-address=127.0.0.1 "
@@ -306,14 +306,16 @@ GST_START_TEST (test_receiver_recovers)
     fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
     g_usleep (5000);
   }
-  /* stats are refreshed at every RTCP packet (100 ms): wait up to 3 s */
-  for (i = 0; i < 60 && recovered == 0; i++) {
+  /* stats are refreshed at every RTCP packet (100 ms): wait up to 3 s for all 10 row parity
+   * packets (the one covering the 40th packet included) */
+  for (i = 0; i < 60 && parity < 10; i++) {
     g_usleep (50000);
-    recovered = src_stat (src, "fec-recovered");
+    parity = src_stat (src, "fec-packets-received");
   }
+  recovered = src_stat (src, "fec-recovered");
   fail_unless (dropped >= 10);
+  fail_unless_equals_int (parity, 10);
   fail_unless_equals_int (recovered, 1);
-  fail_unless (src_stat (src, "fec-packets-received") >= 9);
   gst_harness_teardown (h);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (src);
