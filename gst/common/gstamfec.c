@@ -1,6 +1,7 @@
 /* gstamfec.c - SMPTE 2022-1 FEC glue (gstamfec.h). */
 #include "gstamfec.h"
 #include <gst/rtp/gstrtpbuffer.h>
+#include <amcc/fec.h>
 
 GST_DEBUG_CATEGORY_STATIC (amfec_debug);
 #define GST_CAT_DEFAULT amfec_debug
@@ -298,9 +299,15 @@ gst_am_fec_send_before (GstAmFecSend * f, GstBuffer * buf, gboolean key)
     g_mutex_unlock (&f->lock);
     return;
   }
-  f->pending = FALSE;
   l = f->want_columns;
   d = f->want_rows;
+  if (amcc_fec_parity_ratio (l, d) > amcc_fec_parity_ratio (f->columns, f->rows)
+      && ++f->keys_waited < GST_AM_FEC_GROW_KEYS) {
+    g_mutex_unlock (&f->lock);
+    return;
+  }
+  f->pending = FALSE;
+  f->keys_waited = 0;
   g_mutex_unlock (&f->lock);
   g_object_get (f->enc, "columns", &cur_l, "rows", &cur_d, NULL);
   if (l != cur_l || d != cur_d) {

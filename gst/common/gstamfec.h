@@ -31,6 +31,7 @@ typedef struct {
   guint columns, rows;                        /* in force; 0 columns = no FEC sent */
   guint want_columns, want_rows;              /* to apply at the next key frame */
   gboolean pending;
+  guint keys_waited;                          /* key frames a pending growth has waited */
   guint64 fec_packets, fec_bytes, media_packets, switches;
 } GstAmFecSend;
 
@@ -40,7 +41,11 @@ typedef struct {
 gboolean gst_am_fec_send_setup (GstAmFecSend * f, GstBin * bin, GstPad * upstream,
     const GstAmNetConfig * net, const gchar * fec_address, gint port);
 void gst_am_fec_send_clear (GstAmFecSend * f);
-/* Asks for an L x D matrix (0 columns: none) from the next key frame on. */
+/* More parity waits this many key frames: the encoder gets its lower share at the first and
+ * needs a GOP to follow it (x264 takes seconds), else video and parity overfill the link. */
+#define GST_AM_FEC_GROW_KEYS 2
+/* Asks for an L x D matrix (0 columns: none) from the next key frame on (more parity than now:
+ * from the GST_AM_FEC_GROW_KEYS-th). */
 void gst_am_fec_send_request (GstAmFecSend * f, guint columns, guint rows);
 /* Before buf goes to the encoder (the upstream pad's streaming thread, no lock of ours held):
  * at a key frame, applies a pending matrix. */

@@ -1,9 +1,10 @@
 /* test-fec.c - asmpsink fec=auto with GstHarness and a GstTestClock: no FEC packet while the
- * receivers report no loss; after a report of 3 % loss at 200 packet/s the next key frame
- * switches to the matrix lib/cc chooses (4 x 4, a third of the bytes: tests/cc/test_fec.c),
- * row and column FEC leave on port + 4 / + 2, and the encoder's share of the target (the
- * asmpsink-bitrate message, no encoder here) drops to 2/3 of it. asmpsrc fec=true rebuilds a
- * packet dropped on the way. Network: 127.0.0.1 only. */
+ * receivers report no loss; after a report of 3 % loss at 200 packet/s the encoder's share of
+ * the target (the asmpsink-bitrate message, no encoder here) drops to 2/3 of it, and from the
+ * second key frame on the matrix lib/cc chooses (4 x 4, a third of the packets:
+ * tests/cc/test_fec.c) leaves, row FEC on port + 4 and column FEC on port + 2; when the loss is
+ * gone it stops at the next key frame. asmpsrc fec=true rebuilds a packet dropped on the way.
+ * Network: 127.0.0.1 only. */
 #include "amgsttest.h"
 #include <amcc/asmp.h>
 #include "common/gstamcc.h"
@@ -208,6 +209,10 @@ GST_START_TEST (test_auto_fec_follows_reported_loss)
   fail_unless (abs ((gint) enc_bps - (gint) (target * 2 / 3)) <= 1,
       "encoder %u, target %u", enc_bps, target);
   fail_unless_equals_int (f.fec_row + f.fec_col, 0);  /* no key frame yet */
+  /* the first key frame gives the encoder its smaller share, parity starts at the second
+   * (GST_AM_FEC_GROW_KEYS) */
+  push_rtp (&f, 32, TRUE);
+  fail_unless_equals_int (f.fec_row + f.fec_col, 0);
   push_rtp (&f, 32, TRUE);
   /* 32 media packets: 8 rows of 4 -> 8 row parity packets; 2 matrices of 4 x 4, whose 4
    * column parity packets leave spread over the next matrix (SMPTE 2022-1): the first 4 */
