@@ -124,7 +124,8 @@ choose_fec_locked (GstAsmpSink * self, gint64 now)
   if (self->fec_mode != GST_AM_FEC_AUTO)
     return 0.0;
   self->worst_loss = gst_am_cc_sender_worst_loss (self->cc, now);
-  if (amcc_fec_choose (&self->fec_params, self->worst_loss, self->pps, &c) != AMCC_OK)
+  if (amcc_fec_update (&self->fec_params, self->worst_loss, self->pps, &self->fec_choice, &c)
+      != AMCC_OK)
     return self->fec_overhead;
   if (c.columns != self->fec_choice.columns || c.rows != self->fec_choice.rows) {
     GST_INFO_OBJECT (self, "loss %.4f at %.0f packet/s: FEC %u x %u (overhead %.3f)",

@@ -14,6 +14,7 @@ amcc_fec_params_default (amcc_fec_params *p)
   p->max_rows = 20;
   p->max_cells = 100;
   p->max_parity = 0.5;
+  p->keep_ratio = 1.5;
 }
 
 double
@@ -62,7 +63,7 @@ params_ok (const amcc_fec_params *p)
 {
   return p && p->residual_interval_s > 0 && p->max_delay_s > 0 && p->min_columns >= 1
       && p->min_columns <= p->max_columns && p->min_rows >= 1 && p->min_rows <= p->max_rows
-      && p->max_parity > 0;
+      && p->max_parity > 0 && p->keep_ratio >= 1.0;
 }
 
 /* better = reaches the target at less overhead; without a target, less residual */
@@ -117,5 +118,28 @@ amcc_fec_choose (const amcc_fec_params *prm, double loss, double pps, amcc_fec_c
     for (d = prm->min_rows; d <= prm->max_rows; d++)
       consider (prm, loss, pps, l, d, out);
   }
+  return AMCC_OK;
+}
+
+int
+amcc_fec_update (const amcc_fec_params *prm, double loss, double pps,
+    const amcc_fec_choice *current, amcc_fec_choice *out)
+{
+  amcc_fec_choice keep = { 0 };
+  int ret = amcc_fec_choose (prm, loss, pps, out);
+
+  if (ret != AMCC_OK || !current || current->columns == 0 || loss <= 0)
+    return ret;
+  keep.columns = current->columns;
+  keep.rows = current->rows;
+  keep.target = out->target;
+  keep.overhead = overhead_of (keep.columns, keep.rows);
+  keep.residual = amcc_fec_residual (loss, keep.columns, keep.rows);
+  keep.meets_target = keep.residual <= keep.target;
+  if (keep.meets_target && span_packets (keep.columns, keep.rows) <= prm->max_delay_s * pps
+      && (!keep.rows || keep.columns * keep.rows <= prm->max_cells)
+      && amcc_fec_parity_ratio (keep.columns, keep.rows) <= prm->max_parity * (1 + 1e-9)
+      && keep.overhead <= prm->keep_ratio * out->overhead * (1 + 1e-9))
+    *out = keep;
   return AMCC_OK;
 }

@@ -104,6 +104,37 @@ test_limits (void)
   AMT_NEAR (amcc_fec_parity_ratio (5, 4), 0.45, 1e-12);
 }
 
+/* Hysteresis: at 1 % and 100 pkt/s the best is L = 3 (overhead 1/4); L = 2 in force (residual
+ * 0.01 x 0.0199 = 1.99e-4 <= 3.33e-4, overhead 1/3 <= 1.5 x 1/4) stays; L = 4 (3.94e-4) does not
+ * meet the target, 4 x 4 spans 16 > 15 packets: both give way to L = 3. */
+static void
+test_update_keeps (void)
+{
+  amcc_fec_params p;
+  amcc_fec_choice cur = { 0 }, c;
+  amcc_fec_params_default (&p);
+  cur.columns = 2;
+  AMT_CHECK (amcc_fec_update (&p, 0.01, 100, &cur, &c) == AMCC_OK);
+  AMT_CHECK (c.columns == 2 && c.rows == 0 && c.meets_target);
+  AMT_NEAR (c.overhead, 1.0 / 3, 1e-12);
+  AMT_NEAR (c.residual, 0.01 * 0.0199, 1e-12);
+  cur.columns = 4;
+  AMT_CHECK (amcc_fec_update (&p, 0.01, 100, &cur, &c) == AMCC_OK && c.columns == 3);
+  cur.rows = 4;
+  AMT_CHECK (amcc_fec_update (&p, 0.01, 100, &cur, &c) == AMCC_OK && c.columns == 3 && c.rows == 0);
+  /* no loss, or loss below the target: off whatever is in force */
+  cur.columns = 3;
+  cur.rows = 0;
+  AMT_CHECK (amcc_fec_update (&p, 0.0, 100, &cur, &c) == AMCC_OK && c.columns == 0);
+  AMT_CHECK (amcc_fec_update (&p, 1e-4, 100, &cur, &c) == AMCC_OK && c.columns == 0);
+  /* keep_ratio 1.0: always the best */
+  p.keep_ratio = 1.0;
+  cur.columns = 2;
+  AMT_CHECK (amcc_fec_update (&p, 0.01, 100, &cur, &c) == AMCC_OK && c.columns == 3);
+  p.keep_ratio = 0.9;
+  AMT_CHECK (amcc_fec_update (&p, 0.01, 100, &cur, &c) == AMCC_ERR_PARAM);
+}
+
 /* Parity bytes a receiver takes in count in the interval's bytes (the rate received), not in
  * the mean packet size of eq. 12; through the controller only once a sender is measured. */
 static void
@@ -143,6 +174,7 @@ main (void)
   AMT_RUN (test_one_percent);
   AMT_RUN (test_three_percent);
   AMT_RUN (test_limits);
+  AMT_RUN (test_update_keeps);
   AMT_RUN (test_extra_bytes);
   return amt_summary ();
 }

@@ -25,6 +25,10 @@ typedef struct amcc_fec_params {
   /* parity packets per media packet never above this (0.5: a third of the bytes); when no
    * matrix within it reaches the target, the one with the least residual */
   double max_parity;
+  /* hysteresis (amcc_fec_update): the matrix in force stays while it still meets the target and
+   * costs at most this x the overhead of the best one (1.0: always the best; each change costs
+   * the parity of the matrix in progress and an encoder cycle) */
+  double keep_ratio;
 } amcc_fec_params;
 
 typedef struct amcc_fec_choice {
@@ -46,6 +50,11 @@ double amcc_fec_residual (double p, uint32_t columns, uint32_t rows);
 /* The choice for the worst reported loss rate (0..1) at pps media packets/s. Loss at or below
  * the target, or no loss: columns = 0 (no FEC). AMCC_ERR_PARAM on bad parameters or input. */
 int amcc_fec_choose (const amcc_fec_params *prm, double loss, double pps, amcc_fec_choice *out);
+/* As amcc_fec_choose, but keeps `current` (the matrix in force; columns 0 = none) while it
+ * still fits the limits and meets the target and its overhead is at most keep_ratio x the
+ * best's. Loss at or below the target (none at all included): no FEC, at once. */
+int amcc_fec_update (const amcc_fec_params *prm, double loss, double pps,
+    const amcc_fec_choice *current, amcc_fec_choice *out);
 
 #ifdef __cplusplus
 }
