@@ -6,7 +6,11 @@
  *
  * Inside: udpsrc (RTP) -> rtpbin recv_rtp_sink_0 -> recv_rtp_src_0_SSRC_PT -> ghost src
  *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
- *         rtpbin send_rtcp_src_0 -> udpsink (RTCP to the group, socket shared with the udpsrc) */
+ *         rtpbin send_rtcp_src_0 -> udpsink (RTCP to the group, socket shared with the udpsrc)
+ * fec=true: udpsrc (RTP) -> rtpst2022-1-fecdec -> rtpbin, fed by two udpsrcs on fec-address
+ *         port + 2 (column FEC) and + 4 (row FEC): packets are rebuilt before the jitter
+ *         buffer; lib/cc still sees what arrived (the loss before recovery, which FEC is sized
+ *         for) */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -14,6 +18,7 @@
 
 #include "../common/gstamcc.h"
 #include "../common/gstamnet.h"
+#include "../common/gstamfec.h"
 #include "../common/gstamtrace.h"
 
 GST_DEBUG_CATEGORY_STATIC (asmpsrc_debug);
@@ -26,8 +31,8 @@ GST_DEBUG_CATEGORY_STATIC (asmpsrc_debug);
 
 enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_RTCP_ADDRESS, PROP_TTL_MC,
-  PROP_LOOP, PROP_PROTOCOL, PROP_CAPS, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_LATENCY, PROP_TRACE_DIR,
-  PROP_STATS, N_PROPS
+  PROP_LOOP, PROP_PROTOCOL, PROP_CAPS, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_LATENCY,
+  PROP_TRACE_DIR, PROP_STATS, PROP_FEC, PROP_FEC_ADDRESS, N_PROPS
 };
 static GParamSpec *props[N_PROPS];
 
@@ -57,6 +62,9 @@ struct _GstAsmpSrc {
   GstClockID early_id;
   gint64 last_early;
   guint32 pli_ssrc;             /* a key frame to ask of this sender (RTCP PLI), 0 = none */
+  gboolean fec, fec_probed;
+  gchar *fec_address;
+  GstAmFecRecv fecrx;
 };
 
 G_DEFINE_TYPE (GstAsmpSrc, gst_asmp_src, GST_TYPE_BIN);
@@ -100,8 +108,10 @@ arm_early_locked (GstAsmpSrc * self, gint64 now)
 }
 
 /* ---- RTP arriving (udpsrc thread) ---- */
+/* cc: lib/cc measures it (what arrived); trace: rd.txt gets it (what reaches the jitter
+ * buffer: with FEC, after recovery) */
 static void
-process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now)
+process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now, gboolean cc, gboolean trace)
 {
   GstAmRtpInfo info;
   guint32 extseq;
@@ -121,29 +131,47 @@ process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now)
     }
     extseq = amcc_seq_ext_update (se, info.seq);
   }
-  gst_am_trace_rd (self->rd, now, gst_am_wide_id (info.ssrc, extseq), info.size);
-  if (self->cc) {
+  if (trace)
+    gst_am_trace_rd (self->rd, now, gst_am_wide_id (info.ssrc, extseq), info.size);
+  if (self->cc && cc) {
+    guint64 parity = gst_am_fec_recv_take_bytes (&self->fecrx);
     gst_am_cc_receiver_on_rtp (self->cc, now, &info);
+    if (parity)
+      gst_am_cc_receiver_on_extra_bytes (self->cc, now, parity);
     arm_early_locked (self, now);
   }
   g_mutex_unlock (self->lockp);
 }
 
 static GstPadProbeReturn
-rtp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+rtp_probe (GstAsmpSrc * self, GstPadProbeInfo * info, gboolean cc, gboolean trace)
 {
-  GstAsmpSrc *self = user_data;
   gint64 now = gst_am_now ();
 
   if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
-    process_rtp (self, GST_PAD_PROBE_INFO_BUFFER (info), now);
+    process_rtp (self, GST_PAD_PROBE_INFO_BUFFER (info), now, cc, trace);
   } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
     GstBufferList *l = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
     guint i;
     for (i = 0; i < gst_buffer_list_length (l); i++)
-      process_rtp (self, gst_buffer_list_get (l, i), now);
+      process_rtp (self, gst_buffer_list_get (l, i), now, cc, trace);
   }
   return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+rtp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstAsmpSrc *self = user_data;
+
+  return rtp_probe (self, info, TRUE, !self->fec);
+}
+
+/* fec=true: what leaves the FEC decoder, rebuilt packets included */
+static GstPadProbeReturn
+rtp_recovered_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  return rtp_probe (user_data, info, FALSE, TRUE);
 }
 
 /* ---- RTCP from the group ---- */
@@ -196,6 +224,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
     appended |= gst_am_cc_receiver_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
     if (!early) {
       stats = gst_am_cc_receiver_stats (self->cc, now);
+      gst_am_fec_recv_add_stats (&self->fecrx, stats);
       gst_am_trace_stats_row (self->stats_csv, stats);
       if (self->stats)
         gst_structure_free (self->stats);
@@ -262,6 +291,13 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
     case PROP_LATENCY:
       self->latency_ms = g_value_get_uint (value);
       break;
+    case PROP_FEC:
+      self->fec = g_value_get_boolean (value);
+      break;
+    case PROP_FEC_ADDRESS:
+      g_free (self->fec_address);
+      self->fec_address = g_value_dup_string (value);
+      break;
     case PROP_TRACE_DIR:
       g_free (self->trace_dir);
       self->trace_dir = g_value_dup_string (value);
@@ -295,6 +331,8 @@ gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MAX_SSRCS_PER_HOST: g_value_set_uint (value, self->max_ssrcs_per_host); break;
     case PROP_LATENCY: g_value_set_uint (value, self->latency_ms); break;
     case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
+    case PROP_FEC: g_value_set_boolean (value, self->fec); break;
+    case PROP_FEC_ADDRESS: g_value_set_string (value, self->fec_address); break;
     case PROP_STATS:
       if (self->stats)
         g_value_set_boxed (value, self->stats);
@@ -346,6 +384,25 @@ start_locked (GstAsmpSrc * self)
   g_object_set (self->rtp_src, "caps", self->caps, NULL);
   gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
   gst_am_net_setup_udpsink (self->rtcp_sink, &self->net, rtcp_to, self->net.port + 1);
+  if (self->fec) {
+    GstPad *up = gst_element_get_static_pad (self->rtp_src, "src");
+    gboolean ok = self->fec_address && gst_am_fec_recv_setup (&self->fecrx, GST_BIN (self), up,
+        &self->net, self->fec_address, self->net.port);
+    gst_object_unref (up);
+    if (ok) {
+      GstPad *out = gst_element_get_static_pad (self->fecrx.dec, "src");
+      if (!self->fec_probed)
+        gst_pad_add_probe (out, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+            rtp_recovered_probe, self, NULL);
+      self->fec_probed = TRUE;
+      gst_object_unref (out);
+    }
+    if (!ok) {
+      if (!self->fec_address)
+        GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("fec=true needs fec-address"));
+      return FALSE;
+    }
+  }
   cfg.protocol = self->group_protocol ? self->group_protocol
       : gst_am_protocol_get (self->protocol);
   g_object_set (self->rtpbin, "latency", self->latency_ms, "rtp-profile",
@@ -489,6 +546,8 @@ gst_asmp_src_finalize (GObject * object)
   g_free (self->rtcp_address);
   gst_clear_caps (&self->caps);
   g_free (self->trace_dir);
+  g_free (self->fec_address);
+  gst_am_fec_recv_clear (&self->fecrx);
   if (self->stats)
     gst_structure_free (self->stats);
   g_mutex_clear (&self->lock);
@@ -545,6 +604,14 @@ gst_asmp_src_class_init (GstAsmpSrcClass * klass)
   props[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Last 'asmpsrc-stats' structure (see docs/elements.md)", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  props[PROP_FEC] = g_param_spec_boolean ("fec", "FEC",
+      "Join fec-address (SMPTE 2022-1 column FEC on port + 2, row FEC on port + 4, as asmpsink "
+      "fec=auto|fixed sends them) and rebuild lost packets before the jitter buffer; stats "
+      "count fec-packets-received and fec-recovered", FALSE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  props[PROP_FEC_ADDRESS] = g_param_spec_string ("fec-address", "FEC group",
+      "Multicast group of the FEC streams (required with fec=true)", NULL,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
 
   gst_element_class_add_static_pad_template (element_class, &src_template);

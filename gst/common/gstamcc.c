@@ -401,6 +401,20 @@ gst_am_cc_sender_set_limits (GstAmCcSender * s, guint min_bps, guint max_bps)
   amcc_sender_set_limits (s->cc, min_bps, max_bps);
 }
 
+gdouble
+gst_am_cc_sender_worst_loss (GstAmCcSender * s, gint64 now)
+{
+  amcc_time timeout = amcc_sender_receiver_timeout (s->cc);
+  const amcc_peer *p;
+  gsize it = 0;
+  gdouble worst = 0;
+
+  while ((p = amcc_sender_next_peer (s->cc, &it)))
+    if (p->reported != AMCC_TIME_NONE && now - p->reported <= timeout && p->loss > worst)
+      worst = p->loss;
+  return worst;
+}
+
 const GstAmCcCounters *
 gst_am_cc_sender_counters (GstAmCcSender * s)
 {

@@ -81,6 +81,9 @@ GstStructure *gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint targe
 /* The application excludes (or readmits) a receiver: its feedback no longer counts. */
 gboolean gst_am_cc_sender_exclude (GstAmCcSender * s, gint64 now, guint32 ssrc, gboolean exclude);
 const GstAmCcCounters *gst_am_cc_sender_counters (GstAmCcSender * s);
+/* The highest loss rate among receivers whose last report is younger than the receiver
+ * timeout (0 when none reports loss): what FEC must repair. */
+gdouble gst_am_cc_sender_worst_loss (GstAmCcSender * s, gint64 now);
 /* lib/cc's controller (a simulcast bin ties its streams' controllers together). */
 amcc_sender *gst_am_cc_sender_controller (GstAmCcSender * s);
 
@@ -91,6 +94,8 @@ GstAmCcReceiver *gst_am_cc_receiver_new (const GstAmCcConfig * cfg, gint64 now,
 void gst_am_cc_receiver_free (GstAmCcReceiver * r);
 /* One RTP packet arrived (info from gst_am_rtp_read). */
 void gst_am_cc_receiver_on_rtp (GstAmCcReceiver * r, gint64 now, const GstAmRtpInfo * info);
+/* Bytes of the session on our link outside the media packets (FEC parity). */
+void gst_am_cc_receiver_on_extra_bytes (GstAmCcReceiver * r, gint64 now, gsize bytes);
 /* A compound RTCP packet arrived (sender SR + APP, or a peer's RR + APP). FALSE as for the
  * sender: drop it. */
 gboolean gst_am_cc_receiver_on_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer * buf,

@@ -59,6 +59,13 @@ set_own_ssrc (GstAmCcReceiver * r, guint32 own_ssrc)
 }
 
 void
+gst_am_cc_receiver_on_extra_bytes (GstAmCcReceiver * r, gint64 now, gsize bytes)
+{
+  r->bytes += bytes;
+  amcc_receiver_on_extra_bytes (r->cc, now, bytes);
+}
+
+void
 gst_am_cc_receiver_on_rtp (GstAmCcReceiver * r, gint64 now, const GstAmRtpInfo * info)
 {
   amcc_packet pkt = {

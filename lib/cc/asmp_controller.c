@@ -185,6 +185,14 @@ rx_reset (amcc_receiver *r, amcc_time now)
 
 void amcc_asmp_rx_destroy (amcc_receiver *r) { free (r); }
 
+static void
+asmp_rx_on_extra_bytes (amcc_receiver *r, amcc_time now, size_t bytes)
+{
+  (void) now;
+  amcc_asmp_receiver_on_extra_bytes (&((asmp_rx *) r)->rx, bytes > UINT32_MAX ? UINT32_MAX
+      : (uint32_t) bytes);
+}
+
 void
 amcc_asmp_rx_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt)
 {
@@ -296,6 +304,7 @@ amcc_asmp_rx_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st
 
 static const amcc_receiver_ops receiver_ops = {
   .create = rx_create, .destroy = amcc_asmp_rx_destroy, .on_rtp = amcc_asmp_rx_on_rtp,
+  .on_extra_bytes = asmp_rx_on_extra_bytes,
   .on_sender_report = amcc_asmp_rx_on_sender_report, .on_app = amcc_asmp_rx_on_app,
   .next_app = amcc_asmp_rx_next_app, .early_due = amcc_asmp_rx_early_due,
   .get_stats = amcc_asmp_rx_get_stats, .reset = rx_reset,

@@ -186,6 +186,12 @@ note_loss_events (amcc_asmp_receiver *rx, amcc_time now, uint64_t ext)
   }
 }
 
+void
+amcc_asmp_receiver_on_extra_bytes (amcc_asmp_receiver *rx, uint32_t bytes)
+{
+  rx->iv_bytes += bytes;
+}
+
 int
 amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
     uint32_t rtp_ts, amcc_time send_time, uint32_t packet_bytes)

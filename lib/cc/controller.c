@@ -483,6 +483,13 @@ amcc_receiver_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt)
 }
 
 void
+amcc_receiver_on_extra_bytes (amcc_receiver *r, amcc_time now, size_t bytes)
+{
+  if (r->have_sender && r->proto->receiver->on_extra_bytes)
+    r->proto->receiver->on_extra_bytes (r, now, bytes);
+}
+
+void
 amcc_receiver_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
     uint32_t members)
 {

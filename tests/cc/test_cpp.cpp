@@ -12,6 +12,7 @@
 #include <amcc/controller.h>
 #include <amcc/avmrc.h>
 #include <amcc/rmanp.h>
+#include <amcc/fec.h>
 #if defined(__has_include)
 #if __has_include(<amcc/tfmcc.h>)
 #include <amcc/tfmcc.h>
@@ -66,6 +67,10 @@ test_cpp_calls (void)
   amcc_relay *rel = amcc_relay_new (amcc_protocol_find ("rmanp"), &c, 0);
   AMT_CHECK (rel != nullptr && amcc_relay_rate (rel, 0) == 0);
   amcc_relay_free (rel);
+  amcc_fec_params fp;
+  amcc_fec_params_default (&fp);
+  amcc_fec_choice fc;
+  AMT_CHECK (amcc_fec_choose (&fp, 0.01, 100, &fc) == AMCC_OK && fc.columns == 3);  // test_fec.c
 }
 
 int

@@ -195,6 +195,9 @@ void amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
  * AMCC_TIME_NONE; one more than 2^62 ns (146 years) away from now is ignored as garbage. Returns the amcc_seq_result (duplicates/probation are not counted). */
 int amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
     uint32_t rtp_ts, amcc_time send_time, uint32_t packet_bytes);
+/* Bytes on our link that are not media packets (FEC parity): added to the interval's received
+ * bytes (the rate received, recv_rate_cap, the delay regime), not to the packet size of eq. 12. */
+void amcc_asmp_receiver_on_extra_bytes (amcc_asmp_receiver *rx, uint32_t bytes);
 /* The sender echoed this receiver's RTT (eq. 9 value, ns). AMCC_ERR_PARAM if <= 0 or > 60 s. */
 int amcc_asmp_receiver_on_rtt_echo (amcc_asmp_receiver *rx, amcc_time now, amcc_time rtt);
 /* At each RTCP report: closes the interval, runs eq. 2-3, 11, 12-14, 18-19, fills *out. */

@@ -198,6 +198,8 @@ typedef struct amcc_receiver_ops {
   void (*set_stream) (amcc_receiver *r, amcc_time now, uint32_t stream);
   /* layers (optional: non-layered protocols take 1) */
   uint32_t (*wanted_layers) (amcc_receiver *r);
+  /* bytes of the session on this receiver's link that are not media packets; optional */
+  void (*on_extra_bytes) (amcc_receiver *r, amcc_time now, size_t bytes);
 } amcc_receiver_ops;
 
 /* A relay: packets in from the parent or a child, packets out to either (see the top). */
@@ -292,6 +294,10 @@ void amcc_receiver_set_ssrc (amcc_receiver *r, uint32_t ssrc);
  * has been silent for an RTCP interval the new one takes over and the protocol starts afresh
  * (a restarted sender is a new session: its rate starts again from its initial bitrate). */
 void amcc_receiver_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt);
+/* Bytes of this session that crossed our link outside the media packets (the FEC parity we
+ * joined): counted in the rate received, never in the loss or the packet size. A protocol that
+ * does not count them ignores them. */
+void amcc_receiver_on_extra_bytes (amcc_receiver *r, amcc_time now, size_t bytes);
 /* An SR from a sender (ours are skipped); members: the RTCP group size as the caller knows it. */
 void amcc_receiver_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
     uint32_t members);

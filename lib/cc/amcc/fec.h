@@ -1,0 +1,62 @@
+/* amcc/fec.h - how much forward error correction for the loss the receivers report: chooses a
+ * SMPTE 2022-1 (RFC 2733 XOR parity) matrix of L columns x D rows so that the loss left after
+ * recovery stays below a target, at the least overhead. Row FEC: one parity packet per L
+ * consecutive media packets; column FEC: one per column of D packets (L x D apart). Pure
+ * function of its inputs; the element applies the result (gst/asmpsink). */
+#ifndef AMCC_FEC_H
+#define AMCC_FEC_H
+#include <stdint.h>
+#include "amcc/amcc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct amcc_fec_params {
+  /* residual loss target, as a mean time between unrecovered packet losses (s): the target
+   * rate is 1 / (packet rate x this). 30 s: a 45 s demo loses about one packet per receiver */
+  double residual_interval_s;
+  /* a matrix is usable when its last parity packet follows its first media packet by at most
+   * this (s): the receiver's jitter buffer must still hold the packet when it is rebuilt */
+  double max_delay_s;
+  uint32_t min_columns, max_columns;   /* L: SMPTE 2022-1 allows 1..20 */
+  uint32_t min_rows, max_rows;         /* D: SMPTE 2022-1 allows 4..20 */
+  uint32_t max_cells;                  /* L x D: SMPTE 2022-1 allows 100 */
+  /* parity packets per media packet never above this (0.5: a third of the bytes); when no
+   * matrix within it reaches the target, the one with the least residual */
+  double max_parity;
+  /* hysteresis (amcc_fec_update): the matrix in force stays while it still meets the target and
+   * costs at most this x the overhead of the best one (1.0: always the best; each change costs
+   * the parity of the matrix in progress and an encoder cycle) */
+  double keep_ratio;
+} amcc_fec_params;
+
+typedef struct amcc_fec_choice {
+  uint32_t columns, rows;     /* L, D; 0 columns = no FEC; 0 rows = row FEC only */
+  double overhead;            /* FEC share of the bytes sent: r / (1 + r), r = parity per media */
+  double residual;            /* modelled loss rate after recovery */
+  double target;              /* the residual target for this packet rate */
+  int meets_target;
+} amcc_fec_choice;
+
+void amcc_fec_params_default (amcc_fec_params *p);
+/* Parity packets per media packet of an L x D matrix: 1/L (+ 1/D with column FEC). */
+double amcc_fec_parity_ratio (uint32_t columns, uint32_t rows);
+/* Loss left after recovery, independent loss rate p. Row FEC: a packet stays lost when one of
+ * the L others of its row (L - 1 media + 1 parity) is lost too: p (1 - (1-p)^L). With column
+ * FEC it must also fail in its column, D others: x (1 - (1-p)^D); no iterative decoding is
+ * counted (an upper bound). */
+double amcc_fec_residual (double p, uint32_t columns, uint32_t rows);
+/* The choice for the worst reported loss rate (0..1) at pps media packets/s. Loss at or below
+ * the target, or no loss: columns = 0 (no FEC). AMCC_ERR_PARAM on bad parameters or input. */
+int amcc_fec_choose (const amcc_fec_params *prm, double loss, double pps, amcc_fec_choice *out);
+/* As amcc_fec_choose, but keeps `current` (the matrix in force; columns 0 = none) while it
+ * still fits the limits and meets the target and its overhead is at most keep_ratio x the
+ * best's. Loss at or below the target (none at all included): no FEC, at once. */
+int amcc_fec_update (const amcc_fec_params *prm, double loss, double pps,
+    const amcc_fec_choice *current, amcc_fec_choice *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

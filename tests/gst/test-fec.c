@@ -1,0 +1,344 @@
+/* test-fec.c - asmpsink fec=auto with GstHarness and a GstTestClock: no FEC packet while the
+ * receivers report no loss; after a report of 3 % loss at 200 packet/s the encoder's share of
+ * the target (the asmpsink-bitrate message, no encoder here) drops to 2/3 of it, and from the
+ * second key frame on the matrix lib/cc chooses (4 x 4, a third of the packets:
+ * tests/cc/test_fec.c) leaves, row FEC on port + 4 and column FEC on port + 2; when the loss is
+ * gone it stops at the next key frame. asmpsrc fec=true rebuilds a packet dropped on the way.
+ * Network: 127.0.0.1 only. */
+#include "amgsttest.h"
+#include <amcc/asmp.h>
+#include "common/gstamcc.h"
+
+#define SENDER_SSRC 0x11223344u
+#define RX_SSRC 0x55667788u
+
+typedef struct {
+  GstTestClock *clock;
+  GstElement *sink;
+  GstHarness *h;
+  GstBus *bus;
+  GAsyncQueue *rtcp_out, *rtcp_in;
+  gint port;
+  guint16 seq;
+  gint rtp_out, fec_row, fec_col;
+  guint32 last_lsr;
+} Fixture;
+
+static void
+fixture_init (Fixture * f)
+{
+  memset (f, 0, sizeof (*f));
+  f->clock = GST_TEST_CLOCK (gst_test_clock_new ());
+  gst_system_clock_set_default (GST_CLOCK (f->clock));
+  f->port = amt_free_port_pair ();
+  fail_unless (f->port > 0);
+  f->sink = gst_element_factory_make ("asmpsink", NULL);
+  fail_unless (f->sink != NULL, "asmpsink not found (GST_PLUGIN_PATH?)");
+  gst_object_ref_sink (f->sink);
+  g_object_set (f->sink, "address", "127.0.0.1", "port", f->port, "rtcp-interval", 100,
+      "receiver-timeout", 60000, "initial-bitrate", 500000, "min-bitrate", 50000,
+      "max-bitrate", 4000000, "pacing", FALSE, "fec-address", "127.0.0.1", NULL);
+  gst_util_set_object_arg (G_OBJECT (f->sink), "fec", "auto");
+  f->bus = gst_bus_new ();
+  gst_element_set_bus (f->sink, f->bus);
+  f->rtcp_out = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
+  f->rtcp_in = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
+  amt_probe_child_pad (f->sink, "rtpbin", "send_rtcp_src_0", f->rtcp_out);
+  amt_count_child_pad (f->sink, "rtp_sink", "sink", &f->rtp_out);
+  amt_probe_child_pad (f->sink, "rtcp_src", "src", f->rtcp_in);
+  f->h = gst_harness_new_with_element (f->sink, "sink", NULL);
+  gst_harness_set_src_caps_str (f->h, "application/x-rtp,media=video,clock-rate=90000,"
+      "encoding-name=H264,payload=96,ssrc=(uint)287454020");
+  gst_harness_play (f->h);
+  /* the FEC udpsinks exist from NULL->READY on */
+  amt_count_child_pad (f->sink, "fec_row_sink", "sink", &f->fec_row);
+  amt_count_child_pad (f->sink, "fec_col_sink", "sink", &f->fec_col);
+}
+
+static void
+fixture_clear (Fixture * f)
+{
+  AmtBusCounts c = { 0 };
+
+  amt_drain_bus (f->bus, "asmpsink-stats", &c);
+  fail_unless_equals_int (c.errors, 0);
+  gst_bus_set_flushing (f->bus, TRUE);
+  gst_harness_teardown (f->h);
+  gst_object_unref (f->sink);
+  gst_object_unref (f->bus);
+  g_async_queue_unref (f->rtcp_out);
+  g_async_queue_unref (f->rtcp_in);
+  gst_system_clock_set_default (NULL);
+  gst_object_unref (f->clock);
+}
+
+/* n 400-byte RTP packets (H.264 single NALs, the first an IDR when key) */
+static void
+push_rtp (Fixture * f, guint n, gboolean key)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstBuffer *b = gst_rtp_buffer_new_allocate (400, 0, 0);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    guint8 *p;
+
+    gst_rtp_buffer_map (b, GST_MAP_WRITE, &rtp);
+    gst_rtp_buffer_set_ssrc (&rtp, SENDER_SSRC);
+    gst_rtp_buffer_set_seq (&rtp, f->seq);
+    gst_rtp_buffer_set_timestamp (&rtp, f->seq * 3000);
+    gst_rtp_buffer_set_payload_type (&rtp, 96);
+    p = gst_rtp_buffer_get_payload (&rtp);
+    memset (p, 0x55, 400);
+    p[0] = key && i == 0 ? 0x65 : 0x41;
+    gst_rtp_buffer_unmap (&rtp);
+    GST_BUFFER_PTS (b) = f->seq * GST_SECOND / 30;
+    f->seq++;
+    fail_unless_equals_int (gst_harness_push (f->h, b), GST_FLOW_OK);
+  }
+  fail_unless (amt_wait_count (&f->rtp_out, f->seq), "RTP did not leave");
+}
+
+/* 20 packets (200 packet/s at the 100 ms RTCP interval), then the next SR */
+static void
+next_sr (Fixture * f, gboolean key)
+{
+  GstBuffer *b;
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket p;
+  guint64 ntp = 0;
+
+  push_rtp (f, 20, key);
+  b = amt_crank_until (f->clock, f->rtcp_out, 20);
+  fail_unless (b != NULL, "no RTCP from asmpsink");
+  gst_rtcp_buffer_map (b, GST_MAP_READ, &rtcp);
+  fail_unless (gst_rtcp_buffer_get_first_packet (&rtcp, &p));
+  if (gst_rtcp_packet_get_type (&p) == GST_RTCP_TYPE_SR) {
+    gst_rtcp_packet_sr_get_sender_info (&p, NULL, &ntp, NULL, NULL, NULL);
+    f->last_lsr = (guint32) (ntp >> 16);
+  }
+  gst_rtcp_buffer_unmap (&rtcp);
+  gst_buffer_unref (b);
+}
+
+/* An RR echoing the last SR + an ASMP report with this loss rate; waits until handled. */
+static void
+report (Fixture * f, gdouble loss)
+{
+  amcc_asmp_report rep = { 0 };
+  guint8 app[64];
+  gsize len;
+  GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+
+  rep.rate_bps = 900000;
+  rep.rtt_s = 0.05;
+  rep.loss = loss;
+  fail_unless_equals_int (amcc_asmp_report_encode (&rep, app, sizeof (app), &len), AMCC_OK);
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
+  gst_rtcp_packet_rr_set_ssrc (&pkt, RX_SSRC);
+  gst_rtcp_packet_add_rb (&pkt, SENDER_SSRC, 0, 0, f->seq, 0, f->last_lsr, 0);
+  gst_rtcp_buffer_unmap (&rtcp);
+  fail_unless (gst_am_rtcp_append_app (b, AMCC_ASMP_SUBTYPE_REPORT, RX_SSRC,
+          AMCC_ASMP_APP_NAME, app, len));
+  amt_udp_send (b, f->port + 1);
+  gst_buffer_unref (b);
+  seen = amt_wait_buffer (f->rtcp_in);
+  fail_unless (seen != NULL, "RTCP not received by asmpsink");
+  gst_buffer_unref (seen);
+}
+
+static GstStructure *
+stats (Fixture * f)
+{
+  GstStructure *s = NULL;
+  g_object_get (f->sink, "stats", &s, NULL);
+  fail_unless (s != NULL);
+  return s;
+}
+
+/* the last asmpsink-bitrate message on the bus (what the encoder is to produce), 0 = none */
+static guint
+last_encoder_bitrate (Fixture * f)
+{
+  GstMessage *m;
+  guint bps = 0;
+
+  while ((m = gst_bus_pop_filtered (f->bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (m);
+    if (s && gst_structure_has_name (s, "asmpsink-bitrate"))
+      gst_structure_get_uint (s, "bitrate", &bps);
+    gst_message_unref (m);
+  }
+  return bps;
+}
+
+GST_START_TEST (test_auto_fec_follows_reported_loss)
+{
+  Fixture f;
+  GstStructure *st;
+  guint i, target = 0, enc_bps, cols = 99, rows = 99, media = 0;
+  gdouble overhead = -1;
+
+  fixture_init (&f);
+  /* a receiver without loss: no FEC, the encoder gets the whole target */
+  for (i = 0; i < 15; i++) {
+    next_sr (&f, i % 5 == 0);
+    report (&f, 0.0);
+  }
+  next_sr (&f, TRUE);
+  push_rtp (&f, 40, TRUE);
+  fail_unless_equals_int (f.fec_row + f.fec_col, 0);
+  st = stats (&f);
+  fail_unless (gst_structure_get_double (st, "fec-overhead", &overhead));
+  fail_unless (gst_structure_get_uint (st, "media-bitrate", &media));
+  fail_unless (gst_structure_get_uint (st, "target-bitrate", &target));
+  gst_structure_free (st);
+  fail_unless_equals_float (overhead, 0.0);
+  fail_unless_equals_int (media, target);
+
+  /* 3 % loss at 200 packet/s: 4 x 4 from the next key frame on, a third of the bytes */
+  report (&f, 0.03);
+  next_sr (&f, FALSE);
+  report (&f, 0.03);
+  enc_bps = last_encoder_bitrate (&f);
+  g_object_get (f.sink, "target-bitrate", &target, NULL);
+  fail_unless (enc_bps > 0, "no asmpsink-bitrate message");
+  fail_unless (abs ((gint) enc_bps - (gint) (target * 2 / 3)) <= 1,
+      "encoder %u, target %u", enc_bps, target);
+  fail_unless_equals_int (f.fec_row + f.fec_col, 0);  /* no key frame yet */
+  /* the first key frame gives the encoder its smaller share, parity starts at the second
+   * (GST_AM_FEC_GROW_KEYS) */
+  push_rtp (&f, 32, TRUE);
+  fail_unless_equals_int (f.fec_row + f.fec_col, 0);
+  push_rtp (&f, 32, TRUE);
+  /* 32 media packets: 8 rows of 4 -> 8 row parity packets; 2 matrices of 4 x 4, whose 4
+   * column parity packets leave spread over the next matrix (SMPTE 2022-1): the first 4 */
+  fail_unless (amt_wait_count (&f.fec_row, 8), "row FEC: %d", f.fec_row);
+  fail_unless (amt_wait_count (&f.fec_col, 4), "column FEC: %d", f.fec_col);
+  fail_unless (f.fec_row <= 8 && f.fec_col <= 8, "%d, %d", f.fec_row, f.fec_col);
+  next_sr (&f, FALSE);
+  st = stats (&f);
+  fail_unless (gst_structure_get_uint (st, "fec-columns", &cols));
+  fail_unless (gst_structure_get_uint (st, "fec-rows", &rows));
+  fail_unless (gst_structure_get_double (st, "fec-overhead", &overhead));
+  gst_structure_free (st);
+  fail_unless_equals_int (cols, 4);
+  fail_unless_equals_int (rows, 4);
+  fail_unless (fabs (overhead - 1.0 / 3) < 1e-9);
+
+  /* loss gone: FEC off again at the next key frame */
+  for (i = 0; i < 40; i++) {
+    report (&f, 0.0);
+    next_sr (&f, FALSE);
+  }
+  push_rtp (&f, 1, TRUE);
+  {
+    gint row = f.fec_row, col = f.fec_col;
+    push_rtp (&f, 32, FALSE);
+    fail_unless_equals_int (f.fec_row, row);
+    fail_unless_equals_int (f.fec_col, col);
+  }
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+static GstPadProbeReturn
+drop_tenth (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  gint *n = data;
+  return ++*n == 10 ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
+}
+
+static guint64
+src_stat (GstElement * src, const gchar * field)
+{
+  GstStructure *st = NULL;
+  guint64 v = 0;
+
+  g_object_get (src, "stats", &st, NULL);
+  if (st) {
+    gst_structure_get_uint64 (st, field, &v);
+    gst_structure_free (st);
+  }
+  return v;
+}
+
+/* fec=fixed 4 x 0 into asmpsrc fec=true on loopback (real clock): the 10th media packet is
+ * dropped before its socket; the receiver rebuilds it from its row's parity and counts it */
+GST_START_TEST (test_receiver_recovers)
+{
+  gint port = amt_free_port_pair (), dropped = 0, i;
+  GstElement *sink, *rtp_sink, *pipe, *src;
+  GstHarness *h;
+  GstPad *pad;
+  guint64 recovered = 0, parity = 0;
+
+  fail_unless (port > 0);
+  pipe = gst_parse_launch ("asmpsrc name=src fec=true fec-address=127.0.0.1 "
+      "rtcp-interval=100 address=127.0.0.1 ! fakesink async=false", NULL);
+  fail_unless (pipe != NULL);
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  g_object_set (src, "port", port, NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+
+  sink = gst_element_factory_make ("asmpsink", NULL);
+  g_object_set (sink, "address", "127.0.0.1", "port", port, "rtcp-interval", 100,
+      "pacing", FALSE, "fec-address", "127.0.0.1", "fec-columns", 4, "fec-rows", 0, NULL);
+  gst_util_set_object_arg (G_OBJECT (sink), "fec", "fixed");
+  h = gst_harness_new_with_element (sink, "sink", NULL);
+  gst_harness_set_src_caps_str (h, "application/x-rtp,media=video,clock-rate=90000,"
+      "encoding-name=H264,payload=96,ssrc=(uint)287454020");
+  gst_harness_play (h);
+  rtp_sink = gst_bin_get_by_name (GST_BIN (sink), "rtp_sink");
+  pad = gst_element_get_static_pad (rtp_sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, drop_tenth, &dropped, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (rtp_sink);
+  for (i = 0; i < 40; i++) {
+    GstBuffer *b = gst_rtp_buffer_new_allocate (300, 0, 0);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    gst_rtp_buffer_map (b, GST_MAP_WRITE, &rtp);
+    gst_rtp_buffer_set_ssrc (&rtp, SENDER_SSRC);
+    gst_rtp_buffer_set_seq (&rtp, 1000 + i);
+    gst_rtp_buffer_set_timestamp (&rtp, i * 3000);
+    gst_rtp_buffer_set_payload_type (&rtp, 96);
+    memset (gst_rtp_buffer_get_payload (&rtp), 0x41, 300);
+    gst_rtp_buffer_unmap (&rtp);
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    g_usleep (5000);
+  }
+  /* stats are refreshed at every RTCP packet (100 ms): wait up to 3 s for all 10 row parity
+   * packets (the one covering the 40th packet included) */
+  for (i = 0; i < 60 && parity < 10; i++) {
+    g_usleep (50000);
+    parity = src_stat (src, "fec-packets-received");
+  }
+  recovered = src_stat (src, "fec-recovered");
+  fail_unless (dropped >= 10);
+  fail_unless_equals_int (parity, 10);
+  fail_unless_equals_int (recovered, 1);
+  gst_harness_teardown (h);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+static Suite *
+fec_suite (void)
+{
+  Suite *s = suite_create ("fec");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 60);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_auto_fec_follows_reported_loss);
+  tcase_add_test (tc, test_receiver_recovers);
+  return s;
+}
+
+GST_CHECK_MAIN (fec);
