@@ -118,6 +118,7 @@ RtcpTimer::next_interval (double session_bps, uint32_t members, bool is_sender,
   double tmin = first ? min_s / 2 : min_s;
   first = false;
   t = std::max (t, tmin);
+  td = std::max (t, min_s);
   return t * u->GetValue (0.5, 1.5) / (M_E - 1.5);
 }
 
@@ -336,6 +337,22 @@ VideoSender::OnRtcp (Ptr<Socket> s)
       amcc_sender_on_bye (cc_, now, h.ssrc);
       continue;
     }
+    if (h.type == T_RR) {
+      double t = Simulator::Now ().GetSeconds ();
+      size_t sec = (size_t) t;
+      if (fb_per_s.size () <= sec) {
+        fb_per_s.resize (sec + 1, 0);
+        fb_app_per_s.resize (sec + 1, 0);
+      }
+      fb_per_s[sec]++;
+      fb_app_per_s[sec] += h.has_app ? 1 : 0;
+      Heard &hd = heard[h.ssrc];
+      if (hd.n++ == 0)
+        hd.first = t;
+      else
+        hd.max_gap = std::max (hd.max_gap, t - hd.last);
+      hd.last = t;
+    }
     if (h.has_block)
       amcc_sender_on_report_block (cc_, now, h.ssrc, h.about, h.lsr, h.dlsr,
           ntp_mid32_now (cfg_));
@@ -360,8 +377,10 @@ VideoReceiver::VideoReceiver (const SimConfig &cfg, const amcc_protocol *proto,
   timer_.u = CreateObject<UniformRandomVariable> ();
   timer_.min_s = cfg.rtcp_ms / 1000.0;
   std::string dir = run_dir + "/rx-" + rx.name;
-  rd_ = fopen ((dir + "/rd.txt").c_str (), "w");
-  stats_ = fopen ((dir + "/stats.csv").c_str (), "w");
+  if (rx.trace) {
+    rd_ = fopen ((dir + "/rd.txt").c_str (), "w");
+    stats_ = fopen ((dir + "/stats.csv").c_str (), "w");
+  }
   if (stats_)
     fprintf (stats_, "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested,mode,queue_s\n");
 }
@@ -457,16 +476,11 @@ VideoReceiver::OnRtcp (Ptr<Socket> s)
     p->CopyData (all.data (), all.size ());
     amcc_time now = sim_now (cfg_);
     rtcp_in++;
-    bool known = false;
-    for (auto &pe : peers_)
-      if (pe.first == h.ssrc) {
-        pe.second = tnow;
-        known = true;
-      }
-    if (!known)
-      peers_.emplace_back (h.ssrc, tnow);
-    if (h.type == T_BYE)
+    if (h.type == T_BYE) {            /* RFC 3550 6.3.7: a BYE takes the member out */
+      peers_.erase (h.ssrc);
       continue;
+    }
+    peers_[h.ssrc] = tnow;
     if (h.type == T_SR) {
       sender_ssrc_ = h.ssrc;
       lsr_ = h.ntp_mid32;
@@ -526,11 +540,12 @@ VideoReceiver::SendRtcp (bool early, bool bye)
     sender_bps_ = recv;
   row_time_ = t;
   bytes_at_row_ = bytes_;
-  /* members: the SSRCs heard in the last 5 intervals, and us */
-  uint32_t members = 1;
-  for (auto &pe : peers_)
-    if (tnow - pe.second < Seconds (5 * timer_.min_s))
-      members++;
+  /* members: the SSRCs heard in the last 5 deterministic intervals (RFC 3550 6.3.5, M = 5),
+   * and us; the others time out */
+  Time window = Seconds (5 * std::max (timer_.td, timer_.min_s));
+  for (auto it = peers_.begin (); it != peers_.end ();)
+    it = tnow - it->second < window ? std::next (it) : peers_.erase (it);
+  uint32_t members = 1 + (uint32_t) peers_.size ();
   if (!early)
     rtcp_ev_ = Simulator::Schedule (Seconds (timer_.next_interval (sender_bps_ > 0 ? sender_bps_
                 : cfg_.initial_bps, members, false, 1, 100)),
