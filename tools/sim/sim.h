@@ -139,6 +139,8 @@ class VideoReceiver : public ns3::Application {
   void OnRtcp (ns3::Ptr<ns3::Socket> s);
   void SendRtcp (bool early, bool bye);
   void ScheduleEarly ();
+  uint32_t Members ();
+  double Interval ();
 
   const SimConfig &cfg_;
   const amcc_protocol *proto_;
