@@ -16,6 +16,11 @@ using namespace ns3;
 
 static const uint32_t UDP_SIZE = 1200;        /* flowgen's datagram payload */
 static const uint32_t TCP_CHUNK = 64 * 1024;  /* bytes handed to the socket at a time */
+/* Linux autotunes a sender's buffer to about 2 x cwnd (tcp_sndbuf_expand; tcp_wmem's initial
+ * 16 KiB at least): the bytes it still sends after flowgen's close() at a period's end. The
+ * socket's 4 MiB buffer, kept full, drained for minutes after an on-period (250 kbit/s for
+ * 2 min in pgmcc-tcp-fairness); so the flow keeps at most this much in it. */
+static const uint32_t TCP_BUF_MIN = 16 * 1024;
 
 FlowSink::FlowSink (const SimConfig &cfg, bool tcp, uint16_t port, const std::string &csv_path)
   : cfg_ (cfg), tcp_ (tcp), port_ (port)
@@ -115,6 +120,8 @@ FlowSource::Begin (double until_s)
     sock_ = GetNode ()->GetObject<TcpL4Protocol> ()->CreateSocket (cc);
     sock_->Bind ();
     sock_->Connect (InetSocketAddress (dst_, f_.port));
+    cwnd_ = 0;
+    sock_->TraceConnectWithoutContext ("CongestionWindow", MakeCallback (&FlowSource::OnCwnd, this));
     sock_->SetSendCallback (MakeCallback (&FlowSource::FillTcp, this));
     FillTcp (sock_, 0);
   } else {
@@ -141,8 +148,14 @@ FlowSource::End ()
 void
 FlowSource::FillTcp (Ptr<Socket> s, uint32_t)
 {
+  UintegerValue size;
+  s->GetAttribute ("SndBufSize", size);
+  uint32_t cap = std::max (TCP_BUF_MIN, 2 * cwnd_);
   while (on_ && s->GetTxAvailable () > 0) {
-    uint32_t n = std::min (s->GetTxAvailable (), TCP_CHUNK);
+    uint32_t held = (uint32_t) size.Get () - s->GetTxAvailable ();
+    if (held >= cap)
+      break;
+    uint32_t n = std::min ({s->GetTxAvailable (), TCP_CHUNK, cap - held});
     if (s->Send (Create<Packet> (n)) < 0)
       break;
   }

@@ -197,9 +197,11 @@ class FlowSource : public ns3::Application {
   void Begin (double until_s);
   void End ();
   void FillTcp (ns3::Ptr<ns3::Socket> s, uint32_t avail);
+  void OnCwnd (uint32_t old_cwnd, uint32_t cwnd) { cwnd_ = cwnd; }
   void SendUdp ();
 
   SimFlow f_;
+  uint32_t cwnd_ = 0;
   ns3::Ipv4Address dst_;
   ns3::Ptr<ns3::Socket> sock_;
   ns3::EventId ev_;
