@@ -433,7 +433,8 @@ main (int argc, char **argv)
     printf ("}");
     sep = ", ";
   }
-  printf ("}, \"errors\": %s}\n", snd->app_bad ? "true" : "false");
+  printf ("}, \"routing\": \"%s\", \"errors\": %s}\n",
+      cfg.nodes.size () <= TREE_ROUTING_NODES ? "global" : "tree", snd->app_bad ? "true" : "false");
   Simulator::Destroy ();
   return 0;
 }
