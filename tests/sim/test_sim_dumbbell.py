@@ -12,18 +12,22 @@ Checks (the shares are analysis.py's, from the traces, against the scenario's fa
  - the multicast share and the TCP share lie within the bounds below, and together they fill
    the link (the sum of the two shares >= 190 %: the bottleneck is busy);
  - every receiver receives, with at most 3 % packet loss.
-Bounds, from the spread over 100 seeds per protocol (seeds 1-100, 2026-11-25, tests/sim/spread.sh;
-ns-3 is deterministic per seed, the seed moves packet sizes, RTCP timers and SSRCs):
-   ASMP  multicast mean 83.3 %, sd 14.1, range 44.0-113.1;
-         TCP mean 122.5 %, sd 14.0, range 92.1-160.1; sum 202-211 %; loss <= 1.01 %
-   TFMCC multicast mean 87.9 %, sd 9.3, range 69.7-109.1;
-         TCP mean 115.4 %, sd 9.4, range 95.0-133.2; sum 199-206 %; loss <= 0.86 %
- Asserted: mean +- 4 sd, rounded outwards (a false failure is then rarer than 1 in 10 000 runs
+Bounds, from the spread over 100 seeds per protocol (seeds 1-100, 2026-11-25, tests/sim/spread.sh,
+TCP as ns-3's TcpLinuxReno since the cross-validation of docs/sim.md; ns-3 is deterministic per
+seed, the seed moves packet sizes, RTCP timers and SSRCs):
+   ASMP  multicast mean 64.1 %, sd 11.3, range 18.2-90.9;
+         TCP mean 139.5 %, sd 11.0, range 114.5-181.3; sum 199-207 %; loss <= 1.41 %
+   TFMCC multicast mean 70.9 %, sd 7.5, range 52.0-91.2;
+         TCP mean 130.6 %, sd 7.0, range 114.8-149.1; sum 199-206 %; loss <= 1.21 %
+ Asserted: mean +- 4 sd, rounded outwards, ASMP's lower multicast bound also below the lowest
+ seed seen (18.2: its lower tail, seeds that stay in the delay regime, is longer than a normal
+ one's) (a false failure is then rarer than 1 in 10 000 runs
  if the tails were normal; a 12 s window of one Reno flow next to an equation-based sender is
  that noisy, ASMP's more than TFMCC's).
  What still fails (checked by pinning the file's rates, ASMP, seed 1): a sender that does not
  respond (min = initial = max = 4 Mb/s: multicast 194 %, TCP 7 %), one stuck at its minimum
  (max = initial = 50 kb/s: multicast 4 %, TCP 191 %); also an idle link (sum < 190 %).
+ (Those two were measured with TcpNewReno; each fails on the multicast bound alone.)
 """
 import json
 import os
@@ -37,8 +41,8 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "tools", "testbed"))
 from amcast_testbed import analysis  # noqa: E402
 
-BOUNDS = {"asmp": {"mc": (26.0, 140.0), "tcp": (66.0, 179.0)},
-          "tfmcc": {"mc": (50.0, 126.0), "tcp": (77.0, 153.0)}}
+BOUNDS = {"asmp": {"mc": (15.0, 110.0), "tcp": (95.0, 185.0)},
+          "tfmcc": {"mc": (40.0, 102.0), "tcp": (102.0, 159.0)}}
 SUM_MIN_PCT = 190.0
 LOSS_MAX_PCT = 3.0
 checks = failures = 0

@@ -31,6 +31,8 @@ using namespace ns3;
 static const double PPP_RATE_FACTOR = 1502.0 / 1514.0;
 static const double UNSHAPED_BPS = 1e9;       /* "0 = not shaped": a veth pair, ~1 Gbit/s here */
 static const char *UNSHAPED_QUEUE = "1000p";  /* a veth's txqueuelen */
+/* up to this many nodes ns-3's global routing; beyond, tree_unicast (the same routes in a tree) */
+static const size_t TREE_ROUTING_NODES = 200;
 
 /* The testbed's delay line is a user-space program: it adds a little to each packet's delay
  * (docs/testbed.md, measured at 1-11 Mbit/s: median 0.08-0.18 ms, p99 0.17-0.92 ms, max <= 4.3
@@ -68,7 +70,10 @@ class DelayLineChannel : public PointToPointChannel
 struct Port {                 /* one end of a link */
   uint32_t iface;             /* the node's Ipv4 interface index */
   std::string peer;
+  ns3::Ipv4Address peer_addr; /* the other end's address on this link */
 };
+
+class GroupRouting;
 
 /* Arrivals and drops at one shaped queue, per kind of packet (video RTP, RTCP, TCP, other
  * UDP): the summary line reports them, so a run says who lost what at the bottleneck. */
@@ -99,55 +104,80 @@ struct World {
   std::map<std::string, bool> is_router;
   std::map<std::string, std::vector<Port>> ports;
   std::map<std::string, Ipv4Address> addr;    /* a host's (first) address */
-  std::map<std::string, int> members;         /* host -> receivers routed there */
   std::map<std::string, QueueCount> queues;   /* "A>B" of every shaped direction */
+  std::map<std::string, std::map<std::string, uint32_t>> via;  /* router -> node -> port */
+  std::map<std::string, Ptr<GroupRouting>> group_routing;      /* per router */
+  std::vector<Ipv4Address> subnet;            /* per link */
 };
 
-/* Hosts reachable from `from` through `next` without coming back (the topologies are trees). */
-static bool
-subtree_has_member (World &w, const std::string &from, const std::string &next)
+/* The IGMP model's forwarding: on a router, the group goes out of every port whose subtree holds
+ * a member host, except the one it came in on. Kept as a member count per port (a join or leave
+ * changes one count per router: O(1) at 10 000 receivers, where static multicast routes would
+ * need a route per input port listing every output port). Added to the routers' list routing
+ * above static and global routing; anything but the group is left to them. */
+class GroupRouting : public Ipv4RoutingProtocol
 {
-  std::vector<std::pair<std::string, std::string>> todo {{from, next}};
-  std::set<std::string> seen {from};
-  while (!todo.empty ()) {
-    auto [prev, x] = todo.back ();
-    todo.pop_back ();
-    if (!seen.insert (x).second)
-      continue;
-    if (!w.is_router[x] && w.members[x] > 0)
-      return true;
-    if (!w.is_router[x])
-      continue;             /* hosts do not forward */
-    for (auto &p : w.ports[x])
-      if (p.peer != prev)
-        todo.emplace_back (x, p.peer);
+ public:
+  Ipv4Address group;
+  std::vector<int> members;           /* per Ipv4 interface index */
+  Ptr<Ipv4Route> RouteOutput (Ptr<Packet>, const Ipv4Header &, Ptr<NetDevice>,
+      Socket::SocketErrno &err) override
+  {
+    err = Socket::ERROR_NOROUTETOHOST;
+    return nullptr;
   }
-  return false;
-}
+  bool RouteInput (Ptr<const Packet> p, const Ipv4Header &h, Ptr<const NetDevice> idev,
+      UnicastForwardCallback, MulticastForwardCallback mcb, LocalDeliverCallback,
+      ErrorCallback) override
+  {
+    if (h.GetDestination () != group)
+      return false;
+    uint32_t iif = ipv4_->GetInterfaceForDevice (idev);
+    Ptr<Ipv4MulticastRoute> r = Create<Ipv4MulticastRoute> ();
+    r->SetGroup (group);
+    r->SetOrigin (h.GetSource ());
+    r->SetParent (iif);
+    bool any = false;
+    for (uint32_t i = 0; i < members.size (); i++)
+      if (i != iif && members[i] > 0) {
+        r->SetOutputTtl (i, Ipv4MulticastRoute::MAX_TTL - 1);
+        any = true;
+      }
+    if (any)
+      mcb (r, p, h);
+    return true;                      /* no member beyond: the router drops it */
+  }
+  void NotifyInterfaceUp (uint32_t) override {}
+  void NotifyInterfaceDown (uint32_t) override {}
+  void NotifyAddAddress (uint32_t, Ipv4InterfaceAddress) override {}
+  void NotifyRemoveAddress (uint32_t, Ipv4InterfaceAddress) override {}
+  void SetIpv4 (Ptr<Ipv4> ipv4) override { ipv4_ = ipv4; }
+  void PrintRoutingTable (Ptr<OutputStreamWrapper>, Time::Unit) const override {}
 
-/* Rebuilds every router's routes for the group from the current members. */
+ private:
+  Ptr<Ipv4> ipv4_;
+};
+
+/* For every router, the port (Ipv4 interface) its tree path to each node leaves by. */
 static void
-update_routes (World &w)
+tree_ports (World &w)
 {
-  Ipv4StaticRoutingHelper h;
-  Ipv4Address group (w.cfg.group.c_str ());
   for (auto &[name, router] : w.is_router) {
     if (!router)
       continue;
-    Ptr<Ipv4StaticRouting> sr = h.GetStaticRouting (w.node[name]->GetObject<Ipv4> ());
-    for (uint32_t i = sr->GetNMulticastRoutes (); i-- > 0;)
-      if (sr->GetMulticastRoute (i).GetGroup () == group)
-        sr->RemoveMulticastRoute (i);
-    std::vector<bool> out;
+    std::map<std::string, uint32_t> &out = w.via[name];
+    std::vector<std::pair<std::string, uint32_t>> todo;
     for (auto &p : w.ports[name])
-      out.push_back (subtree_has_member (w, name, p.peer));
-    for (size_t in = 0; in < w.ports[name].size (); in++) {
-      std::vector<uint32_t> oifs;
-      for (size_t j = 0; j < w.ports[name].size (); j++)
-        if (j != in && out[j])
-          oifs.push_back (w.ports[name][j].iface);
-      if (!oifs.empty ())
-        sr->AddMulticastRoute (Ipv4Address::GetAny (), group, w.ports[name][in].iface, oifs);
+      todo.emplace_back (p.peer, p.iface);
+    std::set<std::string> seen {name};
+    while (!todo.empty ()) {
+      auto [x, port] = todo.back ();
+      todo.pop_back ();
+      if (!seen.insert (x).second)
+        continue;
+      out[x] = port;
+      for (auto &p : w.ports[x])
+        todo.emplace_back (p.peer, port);
     }
   }
 }
@@ -155,8 +185,49 @@ update_routes (World &w)
 static void
 membership (World *w, std::string host, int delta)
 {
-  w->members[host] += delta;
-  update_routes (*w);
+  for (auto &[name, gr] : w->group_routing) {
+    auto it = w->via[name].find (host);
+    if (it != w->via[name].end ())
+      gr->members[it->second] += delta;
+  }
+}
+
+/* Unicast without global routing (whose tables grow as nodes squared: 10 000 receivers): hosts
+ * send everything to their one neighbour, routers route each link's subnet by the tree; links
+ * that lead only to a [[receivers]] host carry no unicast and get no route. */
+static void
+tree_unicast (World &w)
+{
+  Ipv4StaticRoutingHelper h;
+  std::set<std::string> endpoints {w.cfg.sender};
+  for (auto &f : w.cfg.flows) {
+    endpoints.insert (f.src);
+    endpoints.insert (f.dst);
+  }
+  for (auto &[name, router] : w.is_router) {
+    Ptr<Ipv4StaticRouting> sr = h.GetStaticRouting (w.node[name]->GetObject<Ipv4> ());
+    if (!router) {
+      if (w.ports[name].size () != 1)
+        NS_FATAL_ERROR ("host " << name << ": tree routing needs hosts with one link");
+      sr->SetDefaultRoute (w.ports[name][0].peer_addr, w.ports[name][0].iface);
+      continue;
+    }
+    for (size_t li = 0; li < w.cfg.links.size (); li++) {
+      const SimLink &l = w.cfg.links[li];
+      if (l.a == name || l.b == name)
+        continue;                       /* on-link */
+      bool wanted = (w.is_router[l.a] || endpoints.count (l.a))
+          && (w.is_router[l.b] || endpoints.count (l.b));
+      if (!wanted)
+        continue;
+      uint32_t port = w.via[name][l.a];
+      Ipv4Address gw;
+      for (auto &p : w.ports[name])
+        if (p.iface == port)
+          gw = p.peer_addr;
+      sr->AddNetworkRouteTo (w.subnet[li], Ipv4Mask ("255.255.255.0"), gw, port);
+    }
+  }
 }
 
 static void
@@ -204,10 +275,11 @@ build_links (World &w)
     snprintf (base, sizeof base, "10.%d.%d.0", 1 + subnet / 256, subnet % 256);
     subnet++;
     ip.SetBase (base, "255.255.255.0");
+    w.subnet.push_back (Ipv4Address (base));
     Ipv4InterfaceContainer ifs = ip.Assign (d);
     const std::string ends[2] = {l.a, l.b};
     for (int k = 0; k < 2; k++) {
-      w.ports[ends[k]].push_back ({ifs.Get (k).second, ends[1 - k]});
+      w.ports[ends[k]].push_back ({ifs.Get (k).second, ends[1 - k], ifs.GetAddress (1 - k)});
       if (!w.addr.count (ends[k]))
         w.addr[ends[k]] = ifs.GetAddress (k);
     }
@@ -268,14 +340,27 @@ main (int argc, char **argv)
     stack.Install (w.node[name]);
   }
   build_links (w);
-  Ipv4GlobalRoutingHelper::PopulateRoutingTables ();
+  tree_ports (w);
+  if (cfg.nodes.size () <= TREE_ROUTING_NODES)
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables ();
+  else
+    tree_unicast (w);
   Ipv4StaticRoutingHelper mr;
   for (auto &[name, router] : w.is_router)
     if (!router && !w.ports[name].empty ())     /* hosts send the group out of their link */
       mr.SetDefaultMulticastRoute (w.node[name],
           w.node[name]->GetObject<Ipv4> ()->GetNetDevice (w.ports[name][0].iface));
-  w.members[cfg.sender] = 1;
-  update_routes (w);
+  for (auto &[name, router] : w.is_router) {
+    if (!router)
+      continue;
+    Ptr<Ipv4> ip4 = w.node[name]->GetObject<Ipv4> ();
+    Ptr<GroupRouting> gr = CreateObject<GroupRouting> ();
+    gr->group = Ipv4Address (cfg.group.c_str ());
+    gr->members.assign (ip4->GetNInterfaces (), 0);
+    DynamicCast<Ipv4ListRouting> (ip4->GetRoutingProtocol ())->AddRoutingProtocol (gr, 100);
+    w.group_routing[name] = gr;
+  }
+  membership (&w, cfg.sender, 1);
 
   namespace fs = std::filesystem;
   fs::create_directories (run + "/sender");
@@ -286,10 +371,12 @@ main (int argc, char **argv)
   snd->SetStopTime (Seconds (cfg.duration_s));
   Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable> ();
   std::vector<Ptr<VideoReceiver>> rxs;
+  std::vector<uint32_t> ssrcs;
   for (auto &r : cfg.receivers) {
-    fs::create_directories (run + "/rx-" + r.name);
-    Ptr<VideoReceiver> rx = Create<VideoReceiver> (cfg, proto, r,
-        (uint32_t) u->GetInteger (1, 0xfffffffe), run);
+    if (r.trace)
+      fs::create_directories (run + "/rx-" + r.name);
+    ssrcs.push_back ((uint32_t) u->GetInteger (1, 0xfffffffe));
+    Ptr<VideoReceiver> rx = Create<VideoReceiver> (cfg, proto, r, ssrcs.back (), run);
     w.node[r.host]->AddApplication (rx);
     double leave = std::min (r.leave_s, cfg.duration_s);
     rx->SetStartTime (Seconds (r.join_s));
@@ -318,11 +405,25 @@ main (int argc, char **argv)
       "\"receivers\": {", cfg.protocol.c_str (), cfg.duration_s, wall_s, wall_s / cfg.duration_s,
       (unsigned long long) snd->packets_sent, (unsigned long long) snd->rtcp_in,
       (unsigned long long) snd->app_taken, (unsigned long long) snd->app_bad);
-  for (size_t i = 0; i < rxs.size (); i++)
-    printf ("%s\"%s\": {\"packets\": %llu, \"reports\": %llu}", i ? ", " : "",
+  /* heard: the reports the sender got from it, the first, the longest gap between two */
+  for (size_t i = 0; i < rxs.size (); i++) {
+    VideoSender::Heard hd;
+    auto it = snd->heard.find (ssrcs[i]);
+    if (it != snd->heard.end ())
+      hd = it->second;
+    printf ("%s\"%s\": {\"packets\": %llu, \"reports\": %llu, \"heard\": %llu, "
+        "\"first_heard_s\": %.3f, \"last_heard_s\": %.3f, \"max_gap_s\": %.3f}", i ? ", " : "",
         cfg.receivers[i].name.c_str (), (unsigned long long) rxs[i]->packets,
-        (unsigned long long) rxs[i]->reports_sent);
-  printf ("}, \"queues\": {");
+        (unsigned long long) rxs[i]->reports_sent, (unsigned long long) hd.n, hd.first, hd.last,
+        hd.max_gap);
+  }
+  printf ("}, \"feedback_per_s\": [");
+  for (size_t i = 0; i < snd->fb_per_s.size (); i++)
+    printf ("%s%u", i ? ", " : "", snd->fb_per_s[i]);
+  printf ("], \"feedback_app_per_s\": [");
+  for (size_t i = 0; i < snd->fb_app_per_s.size (); i++)
+    printf ("%s%u", i ? ", " : "", snd->fb_app_per_s[i]);
+  printf ("], \"queues\": {");
   const char *sep = "";
   for (auto &[name, qc] : w.queues) {
     printf ("%s\"%s\": {", sep, name.c_str ());
@@ -332,7 +433,8 @@ main (int argc, char **argv)
     printf ("}");
     sep = ", ";
   }
-  printf ("}, \"errors\": %s}\n", snd->app_bad ? "true" : "false");
+  printf ("}, \"routing\": \"%s\", \"errors\": %s}\n",
+      cfg.nodes.size () <= TREE_ROUTING_NODES ? "global" : "tree", snd->app_bad ? "true" : "false");
   Simulator::Destroy ();
   return 0;
 }

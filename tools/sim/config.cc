@@ -9,7 +9,7 @@
  *   node NAME host|router
  *   link A B RATE_AB RATE_BA QUEUE_AB QUEUE_BA DELAY_AB_MS DELAY_BA_MS LOSS_AB LOSS_BA
  *   sender HOST
- *   receiver NAME HOST JOIN_S LEAVE_S
+ *   receiver NAME HOST JOIN_S LEAVE_S [TRACE]     (TRACE 0: no rd.txt/stats.csv)
  *   flow NAME KIND SRC DST CC RATE_BPS PORT [A:B ...]      (on-periods in scenario seconds) */
 #include <cstdlib>
 #include <fstream>
@@ -73,6 +73,9 @@ sim_config_read (const char *path, SimConfig &cfg)
     else if (k == "receiver") {
       SimReceiver r;
       ok = !!(s >> r.name >> r.host >> r.join_s >> r.leave_s);
+      int trace;
+      if (ok && s >> trace)
+        r.trace = trace != 0;
       cfg.receivers.push_back (r);
     } else if (k == "flow") {
       SimFlow f;

@@ -6,6 +6,7 @@
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/tcp-cubic.h"
+#include "ns3/tcp-linux-reno.h"
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/udp-socket-factory.h"
@@ -15,6 +16,11 @@ using namespace ns3;
 
 static const uint32_t UDP_SIZE = 1200;        /* flowgen's datagram payload */
 static const uint32_t TCP_CHUNK = 64 * 1024;  /* bytes handed to the socket at a time */
+/* Linux autotunes a sender's buffer to about 2 x cwnd (tcp_sndbuf_expand; tcp_wmem's initial
+ * 16 KiB at least): the bytes it still sends after flowgen's close() at a period's end. The
+ * socket's 4 MiB buffer, kept full, drained for minutes after an on-period (250 kbit/s for
+ * 2 min in pgmcc-tcp-fairness); so the flow keeps at most this much in it. */
+static const uint32_t TCP_BUF_MIN = 16 * 1024;
 
 FlowSink::FlowSink (const SimConfig &cfg, bool tcp, uint16_t port, const std::string &csv_path)
   : cfg_ (cfg), tcp_ (tcp), port_ (port)
@@ -106,10 +112,16 @@ FlowSource::Begin (double until_s)
   on_ = true;
   bool tcp = f_.kind.rfind ("tcp", 0) == 0;
   if (tcp) {
-    TypeId cc = f_.cc == "cubic" ? TcpCubic::GetTypeId () : TcpNewReno::GetTypeId ();
+    /* "reno" is the testbed's Linux reno: ns-3's TcpLinuxReno counts the segments each ACK
+     * covers (Linux's tcp_cong_avoid_ai); TcpNewReno adds MSS^2/cwnd per ACK, so with delayed
+     * ACKs it grows half a segment per RTT, loses half as often at the same share, and the
+     * equation-based sessions took 1.5-2x their testbed share (docs/sim.md, cross-validation) */
+    TypeId cc = f_.cc == "cubic" ? TcpCubic::GetTypeId () : TcpLinuxReno::GetTypeId ();
     sock_ = GetNode ()->GetObject<TcpL4Protocol> ()->CreateSocket (cc);
     sock_->Bind ();
     sock_->Connect (InetSocketAddress (dst_, f_.port));
+    cwnd_ = 0;
+    sock_->TraceConnectWithoutContext ("CongestionWindow", MakeCallback (&FlowSource::OnCwnd, this));
     sock_->SetSendCallback (MakeCallback (&FlowSource::FillTcp, this));
     FillTcp (sock_, 0);
   } else {
@@ -136,8 +148,14 @@ FlowSource::End ()
 void
 FlowSource::FillTcp (Ptr<Socket> s, uint32_t)
 {
+  UintegerValue size;
+  s->GetAttribute ("SndBufSize", size);
+  uint32_t cap = std::max (TCP_BUF_MIN, 2 * cwnd_);
   while (on_ && s->GetTxAvailable () > 0) {
-    uint32_t n = std::min (s->GetTxAvailable (), TCP_CHUNK);
+    uint32_t held = (uint32_t) size.Get () - s->GetTxAvailable ();
+    if (held >= cap)
+      break;
+    uint32_t n = std::min ({s->GetTxAvailable (), TCP_CHUNK, cap - held});
     if (s->Send (Create<Packet> (n)) < 0)
       break;
   }

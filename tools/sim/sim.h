@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ns3/application.h"
@@ -36,6 +37,7 @@ struct SimLink {
 struct SimReceiver {
   std::string name, host;
   double join_s, leave_s;
+  bool trace = true;          /* writes rd.txt and stats.csv (a [[receivers]] group traces a few) */
 };
 
 struct SimFlow {
@@ -75,6 +77,7 @@ amcc_time sim_now (const SimConfig &cfg);
  * by e - 3/2; the first one after half the minimum. */
 struct RtcpTimer {
   double min_s = 1.0;
+  double td = 0;              /* the last deterministic interval (with the minimum), seconds */
   bool first = true;
   ns3::Ptr<ns3::UniformRandomVariable> u;
   double next_interval (double session_bps, uint32_t members, bool is_sender, uint32_t senders,
@@ -87,6 +90,11 @@ class VideoSender : public ns3::Application {
   ~VideoSender () override;
   uint64_t packets_sent = 0;
   uint64_t rtcp_in = 0, app_taken = 0, app_bad = 0;
+  /* feedback as the sender hears it: receiver reports (RR, not BYE) and those with an APP, per
+   * simulated second; per receiver SSRC: reports, first and last, longest gap between two */
+  std::vector<uint32_t> fb_per_s, fb_app_per_s;
+  struct Heard { uint64_t n = 0; double first = 0, last = 0, max_gap = 0; };
+  std::unordered_map<uint32_t, Heard> heard;
 
  private:
   void StartApplication () override;
@@ -131,6 +139,8 @@ class VideoReceiver : public ns3::Application {
   void OnRtcp (ns3::Ptr<ns3::Socket> s);
   void SendRtcp (bool early, bool bye);
   void ScheduleEarly ();
+  uint32_t Members ();
+  double Interval ();
 
   const SimConfig &cfg_;
   const amcc_protocol *proto_;
@@ -145,7 +155,7 @@ class VideoReceiver : public ns3::Application {
   ns3::Time sr_arrival_;
   bool have_sr_ = false;
   double sender_bps_ = 0;
-  std::vector<std::pair<uint32_t, ns3::Time>> peers_;   /* SSRCs heard in RTCP, last heard */
+  std::unordered_map<uint32_t, ns3::Time> peers_;        /* SSRCs heard in RTCP, last heard */
   FILE *rd_ = nullptr, *stats_ = nullptr;
   uint64_t bytes_ = 0, bytes_at_row_ = 0;
   double row_time_ = 0;
@@ -187,9 +197,11 @@ class FlowSource : public ns3::Application {
   void Begin (double until_s);
   void End ();
   void FillTcp (ns3::Ptr<ns3::Socket> s, uint32_t avail);
+  void OnCwnd (uint32_t old_cwnd, uint32_t cwnd) { cwnd_ = cwnd; }
   void SendUdp ();
 
   SimFlow f_;
+  uint32_t cwnd_ = 0;
   ns3::Ipv4Address dst_;
   ns3::Ptr<ns3::Socket> sock_;
   ns3::EventId ev_;

@@ -116,8 +116,8 @@ RtcpTimer::next_interval (double session_bps, uint32_t members, bool is_sender,
   }
   double t = bw > 0 ? avg_rtcp_bytes * n / bw : 0;
   double tmin = first ? min_s / 2 : min_s;
-  first = false;
   t = std::max (t, tmin);
+  td = std::max (t, min_s);
   return t * u->GetValue (0.5, 1.5) / (M_E - 1.5);
 }
 
@@ -295,6 +295,7 @@ VideoSender::SendRtcp (bool early)
   row_time_ = t;
   bytes_at_row_ = bytes_;
   last_rtcp_ = Simulator::Now ();
+  timer_.first = false;
   if (!early)
     rtcp_ev_ = Simulator::Schedule (Seconds (timer_.next_interval (target, st.receivers + 1,
                 true, 1, 100)), &VideoSender::SendRtcp, this, false);
@@ -336,6 +337,22 @@ VideoSender::OnRtcp (Ptr<Socket> s)
       amcc_sender_on_bye (cc_, now, h.ssrc);
       continue;
     }
+    if (h.type == T_RR) {
+      double t = Simulator::Now ().GetSeconds ();
+      size_t sec = (size_t) t;
+      if (fb_per_s.size () <= sec) {
+        fb_per_s.resize (sec + 1, 0);
+        fb_app_per_s.resize (sec + 1, 0);
+      }
+      fb_per_s[sec]++;
+      fb_app_per_s[sec] += h.has_app ? 1 : 0;
+      Heard &hd = heard[h.ssrc];
+      if (hd.n++ == 0)
+        hd.first = t;
+      else
+        hd.max_gap = std::max (hd.max_gap, t - hd.last);
+      hd.last = t;
+    }
     if (h.has_block)
       amcc_sender_on_report_block (cc_, now, h.ssrc, h.about, h.lsr, h.dlsr,
           ntp_mid32_now (cfg_));
@@ -360,8 +377,10 @@ VideoReceiver::VideoReceiver (const SimConfig &cfg, const amcc_protocol *proto,
   timer_.u = CreateObject<UniformRandomVariable> ();
   timer_.min_s = cfg.rtcp_ms / 1000.0;
   std::string dir = run_dir + "/rx-" + rx.name;
-  rd_ = fopen ((dir + "/rd.txt").c_str (), "w");
-  stats_ = fopen ((dir + "/stats.csv").c_str (), "w");
+  if (rx.trace) {
+    rd_ = fopen ((dir + "/rd.txt").c_str (), "w");
+    stats_ = fopen ((dir + "/stats.csv").c_str (), "w");
+  }
   if (stats_)
     fprintf (stats_, "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested,mode,queue_s\n");
 }
@@ -457,16 +476,11 @@ VideoReceiver::OnRtcp (Ptr<Socket> s)
     p->CopyData (all.data (), all.size ());
     amcc_time now = sim_now (cfg_);
     rtcp_in++;
-    bool known = false;
-    for (auto &pe : peers_)
-      if (pe.first == h.ssrc) {
-        pe.second = tnow;
-        known = true;
-      }
-    if (!known)
-      peers_.emplace_back (h.ssrc, tnow);
-    if (h.type == T_BYE)
+    if (h.type == T_BYE) {            /* RFC 3550 6.3.7: a BYE takes the member out */
+      peers_.erase (h.ssrc);
       continue;
+    }
+    peers_[h.ssrc] = tnow;
     if (h.type == T_SR) {
       sender_ssrc_ = h.ssrc;
       lsr_ = h.ntp_mid32;
@@ -482,11 +496,41 @@ VideoReceiver::OnRtcp (Ptr<Socket> s)
 }
 
 /* An RR about the sender (LSR/DLSR of its last SR) with lib/cc's APP, or a BYE. */
+/* members: the SSRCs heard in the last 5 deterministic intervals (RFC 3550 6.3.5, M = 5), and
+ * us; the others time out */
+uint32_t
+VideoReceiver::Members ()
+{
+  Time tnow = Simulator::Now ();
+  Time window = Seconds (5 * std::max (timer_.td, timer_.min_s));
+  for (auto it = peers_.begin (); it != peers_.end ();)
+    it = tnow - it->second < window ? std::next (it) : peers_.erase (it);
+  return 1 + (uint32_t) peers_.size ();
+}
+
+double
+VideoReceiver::Interval ()
+{
+  return timer_.next_interval (sender_bps_ > 0 ? sender_bps_ : cfg_.initial_bps, Members (), false,
+      1, 100);
+}
+
 void
 VideoReceiver::SendRtcp (bool early, bool bye)
 {
   amcc_time now = sim_now (cfg_);
   Time tnow = Simulator::Now ();
+  if (!early && !bye) {
+    /* forward reconsideration (RFC 3550 6.3.6, A.7 OnExpire): the interval again from the
+     * members heard by now; not yet due from the last packet: wait until it is. Without it, a
+     * receiver that joins knowing nobody reports after ~0.5 s, and 1 000 joins a second put
+     * 1 000 reports a second on the group. */
+    Time due = last_rtcp_ + Seconds (Interval ());
+    if (due > tnow) {
+      rtcp_ev_ = Simulator::Schedule (due - tnow, &VideoReceiver::SendRtcp, this, false, false);
+      return;
+    }
+  }
   RtcpHdr h = {};
   h.magic = MAGIC_RTCP;
   h.type = bye ? T_BYE : T_RR;
@@ -514,6 +558,7 @@ VideoReceiver::SendRtcp (bool early, bool bye)
   if (bye)
     return;
   reports_sent++;
+  timer_.first = false;
   /* stats.csv: one row per RTCP packet, as asmpsrc's stats message */
   amcc_receiver_stats st;
   amcc_receiver_get_stats (cc_, now, &st);
@@ -526,15 +571,9 @@ VideoReceiver::SendRtcp (bool early, bool bye)
     sender_bps_ = recv;
   row_time_ = t;
   bytes_at_row_ = bytes_;
-  /* members: the SSRCs heard in the last 5 intervals, and us */
-  uint32_t members = 1;
-  for (auto &pe : peers_)
-    if (tnow - pe.second < Seconds (5 * timer_.min_s))
-      members++;
   if (!early)
-    rtcp_ev_ = Simulator::Schedule (Seconds (timer_.next_interval (sender_bps_ > 0 ? sender_bps_
-                : cfg_.initial_bps, members, false, 1, 100)),
-        &VideoReceiver::SendRtcp, this, false, false);
+    rtcp_ev_ = Simulator::Schedule (Seconds (Interval ()), &VideoReceiver::SendRtcp, this, false,
+        false);
   ScheduleEarly ();
 }
 

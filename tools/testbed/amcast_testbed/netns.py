@@ -20,6 +20,7 @@ directions) or a pair (a->b, b->a). loss_pct drops frames at random in the delay
 (Bernoulli, seeded: repeatable); loss_port limits it to UDP datagrams to that port (e.g. RTCP). Only processes started through run() are ever signalled, by PID.
 """
 import atexit
+import json
 import os
 import shutil
 import signal
@@ -347,6 +348,25 @@ class Topology:
             except subprocess.TimeoutExpired:
                 continue
         return proc.poll()
+
+    def qdisc_stats(self):
+        """{"A>B": tbf counters (tc -s: sent packets/bytes, drops, overlimits)} of every shaped
+        direction: what the shapers dropped, to set against the receivers' losses."""
+        out = {}
+        for ln in self.links:
+            for (x, y), rate in zip(((ln["a"], ln["b"]), (ln["b"], ln["a"])), ln["rate"]):
+                if not rate:
+                    continue
+                node = self.nodes[x]
+                p = subprocess.run(["tc", "-s", "-j", "-n", node["ns"], "qdisc", "show", "dev",
+                                    node["ifaces"][y]], capture_output=True, text=True)
+                try:
+                    q = next(q for q in json.loads(p.stdout) if q.get("kind") == "tbf")
+                    out[f"{x}>{y}"] = {k: q.get(k) for k in ("packets", "bytes", "drops",
+                                                             "overlimits", "backlog")}
+                except (ValueError, StopIteration):
+                    out[f"{x}>{y}"] = None
+        return out
 
     def teardown(self):
         """Stop every process started here and delete every namespace created. Idempotent."""

@@ -15,11 +15,20 @@ File format (tools/testbed/scenarios/*.toml; docs/testbed.md has the full refere
                                 loss_pct: random loss in the delay line (percent); loss_port:
                                 only UDP to that port is lost
   [[receiver]] name, host (default: name), join_s (0), leave_s (default: the end)
+  [[receivers]] (only valid for ./amcast sim) a group of receivers described by a count and a
+                link distribution instead of one [[receiver]] each: name, count, router, and
+                for each receiver's own host "NAME-i" and link router -> host: rate_bps, queue,
+                delay_ms, loss_pct (random loss on router -> host), join_s, leave_s; each one
+                value or {uniform = [lo, hi]} drawn per receiver (seed, default 1, fixes the
+                draws: the same file gives the same receivers every run); trace = how many of
+                them (the first) write rd.txt/stats.csv (default min(count, 50)).
+                load() expands a group into hosts, links and receivers (receiver["group"]).
   [[flow]]  see amcast_testbed/traffic.py (kind "norm": NORM-CC multicast, dst or dsts)
   [playout] delays_ms = [150]   extra evalvid-run passes with an absolute play-out delay
   [paper_numbers.asmp], [paper_numbers.tfmcc]   the paper's numbers for the comparison table,
                                 keyed by its row labels (other keys are printed as notes)
 """
+import random
 import tomllib
 
 from . import traffic
@@ -29,17 +38,31 @@ VIDEO_DEFAULTS = {"width": 320, "height": 240, "fps": 25, "key_int": 25,
                   "rtcp_interval_ms": 1000, "encoder": "x264enc", "intra_refresh": False}
 
 
+# keys that only the simulator can honour (the testbed runs a namespace and a decoder per receiver)
+SIM_ONLY = ("receivers",)
+GROUP_KEYS = {"name", "count", "router", "rate_bps", "queue", "delay_ms", "loss_pct", "join_s",
+              "leave_s", "trace", "seed"}
+
+
 class ScenarioError(Exception):
     pass
 
 
-def load(path):
+def load(path, testbed=False):
+    """The scenario, validated, groups expanded. testbed=True: refuse what only sim can run."""
     try:
         with open(path, "rb") as f:
             sc = tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ScenarioError(f"{path}: {e}")
+    if testbed:
+        bad = [k for k in SIM_ONLY if k in sc]
+        if bad:
+            raise ScenarioError(f"{path}: {', '.join('[[' + k + ']]' for k in bad)}: only valid "
+                                "for ./amcast sim (the testbed runs one namespace and one "
+                                "decoding receiver per [[receiver]])")
     try:
+        expand_groups(sc)
         validate(sc)
     except KeyError as e:
         raise ScenarioError(f"{path}: {e.args[0] if e.args else e}")
@@ -47,6 +70,53 @@ def load(path):
         raise ScenarioError(f"{path}: {e}")
     sc["video"] = {**VIDEO_DEFAULTS, **sc.get("video", {})}
     return sc
+
+
+def draw(v, rng, what):
+    """A group value: a number, or {uniform = [lo, hi]} drawn from rng."""
+    if isinstance(v, dict):
+        lo, hi = v.get("uniform", (None, None))
+        if set(v) != {"uniform"} or not all(isinstance(x, (int, float)) for x in (lo, hi)) \
+                or hi < lo:
+            raise ValueError(f"{what}: {v!r} is neither a number nor {{uniform = [lo, hi]}}")
+        return rng.uniform(lo, hi)
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise ValueError(f"{what}: {v!r} is neither a number nor {{uniform = [lo, hi]}}")
+    return v
+
+
+def expand_groups(sc):
+    """[[receivers]] -> hosts NAME-1..NAME-count, links ROUTER-host, [[receiver]] entries."""
+    for g in sc.get("receivers", []):
+        unknown = set(g) - GROUP_KEYS
+        if unknown:
+            raise ValueError(f"receivers {g.get('name')}: unknown keys {sorted(unknown)}")
+        name, n, router = g["name"], g["count"], g["router"]
+        if not isinstance(n, int) or n < 1:
+            raise ValueError(f"receivers {name}: count {n!r} is not a positive integer")
+        if router not in sc.get("routers", []):
+            raise ValueError(f"receivers {name}: router {router!r} is not a router")
+        trace = g.get("trace", min(n, 50))
+        rng = random.Random(f"{name}/{g.get('seed', 1)}")
+        hosts, links, rxs = sc.setdefault("hosts", []), sc.setdefault("link", []), \
+            sc.setdefault("receiver", [])
+        for i in range(1, n + 1):
+            h = f"{name}-{i}"
+            ln = {"a": router, "b": h}
+            for k in ("rate_bps", "queue", "delay_ms"):
+                if k in g:
+                    ln[k] = draw(g[k], rng, f"receivers {name}: {k}")
+            if "rate_bps" in ln:
+                ln["rate_bps"] = [round(ln["rate_bps"]), 0]
+            if "loss_pct" in g:
+                ln["loss_pct"] = [draw(g["loss_pct"], rng, f"receivers {name}: loss_pct"), 0]
+            rx = {"name": h, "group": name, "trace": i <= trace}
+            for k in ("join_s", "leave_s"):
+                if k in g:
+                    rx[k] = draw(g[k], rng, f"receivers {name}: {k}")
+            hosts.append(h)
+            links.append(ln)
+            rxs.append(rx)
 
 
 def validate(sc):
@@ -100,19 +170,35 @@ def directed_links(sc):
     return out
 
 
-def path(sc, src, dst):
-    """Node path src -> dst (the topologies are trees, so it is unique); BFS."""
+_TREES = {}         # (id of the link list, its length, src) -> BFS predecessors (10 000 receivers)
+
+
+def _tree(sc, src):
+    ls = sc["link"]
+    key = (id(ls), len(ls), ls[0]["a"], ls[-1]["b"], src)
+    if key in _TREES:
+        return _TREES[key]
     adj = {}
     for ln in sc["link"]:
         adj.setdefault(ln["a"], []).append(ln["b"])
         adj.setdefault(ln["b"], []).append(ln["a"])
-    prev, todo = {src: None}, [src]
-    while todo:
-        x = todo.pop(0)
+    prev, todo, k = {src: None}, [src], 0
+    while k < len(todo):
+        x = todo[k]
+        k += 1
         for y in adj.get(x, []):
             if y not in prev:
                 prev[y] = x
                 todo.append(y)
+    if len(_TREES) > 64:
+        _TREES.clear()
+    _TREES[key] = prev
+    return prev
+
+
+def path(sc, src, dst):
+    """Node path src -> dst (the topologies are trees, so it is unique); BFS."""
+    prev = _tree(sc, src)
     if dst not in prev:
         raise ValueError(f"no path from {src} to {dst}")
     p = [dst]
@@ -128,7 +214,8 @@ def hops(sc, src, dst):
 
 def bottleneck(sc, src, dst):
     """(directed link, rate) of the slowest shaped hop on the path, or (None, None)."""
-    rates = directed_links(sc)
+    key = (id(sc["link"]), len(sc["link"]), "rates")
+    rates = _TREES.get(key) or _TREES.setdefault(key, directed_links(sc))
     best = (None, None)
     for h in hops(sc, src, dst):
         r = rates[h]
