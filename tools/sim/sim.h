@@ -197,7 +197,7 @@ class FlowSource : public ns3::Application {
   void Begin (double until_s);
   void End ();
   void FillTcp (ns3::Ptr<ns3::Socket> s, uint32_t avail);
-  void OnCwnd (uint32_t old_cwnd, uint32_t cwnd) { cwnd_ = cwnd; }
+  void OnCwnd (uint32_t, uint32_t cwnd) { cwnd_ = cwnd; }
   void SendUdp ();
 
   SimFlow f_;
