@@ -170,14 +170,29 @@ def directed_links(sc):
     return out
 
 
-_TREES = {}         # (id of the link list, its length, src) -> BFS predecessors (10 000 receivers)
+# (id of the link list, what) -> (the list, value): per-scenario results kept for 10 000 receivers.
+# The list itself is kept with its value: an id is unique only while its object lives, and a
+# scenario loaded later may get a freed one's id.
+_TREES = {}
+
+
+def _cached(sc, what, make):
+    ls = sc["link"]
+    hit = _TREES.get((id(ls), what))
+    if hit is not None and hit[0] is ls and hit[2] == len(ls):
+        return hit[1]
+    if len(_TREES) > 64:
+        _TREES.clear()
+    value = make()
+    _TREES[(id(ls), what)] = (ls, value, len(ls))
+    return value
 
 
 def _tree(sc, src):
-    ls = sc["link"]
-    key = (id(ls), len(ls), ls[0]["a"], ls[-1]["b"], src)
-    if key in _TREES:
-        return _TREES[key]
+    return _cached(sc, ("tree", src), lambda: _bfs(sc, src))
+
+
+def _bfs(sc, src):
     adj = {}
     for ln in sc["link"]:
         adj.setdefault(ln["a"], []).append(ln["b"])
@@ -190,9 +205,6 @@ def _tree(sc, src):
             if y not in prev:
                 prev[y] = x
                 todo.append(y)
-    if len(_TREES) > 64:
-        _TREES.clear()
-    _TREES[key] = prev
     return prev
 
 
@@ -214,8 +226,7 @@ def hops(sc, src, dst):
 
 def bottleneck(sc, src, dst):
     """(directed link, rate) of the slowest shaped hop on the path, or (None, None)."""
-    key = (id(sc["link"]), len(sc["link"]), "rates")
-    rates = _TREES.get(key) or _TREES.setdefault(key, directed_links(sc))
+    rates = _cached(sc, "rates", lambda: directed_links(sc))
     best = (None, None)
     for h in hops(sc, src, dst):
         r = rates[h]
