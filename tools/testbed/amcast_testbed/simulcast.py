@@ -166,12 +166,18 @@ def receiver(run, meta, r, win, users_by_link, sent_by_stream):
     on = [0.0] * len(streams)
     for s, e, k in cur:
         on[k] += e - s
+    # from the first time on the right stream to the end: the share of time still on it
+    held, t = [], first
+    while first is not None and t < leave:
+        held.append(value_at(cur, t) == value_at(right, t))
+        t += STEP_S
     m.update({"stream_final": cur[-1][2] if cur else 0, "right_final": right[-1][2] if right else 0,
               "time_to_right_s": None if first is None else round(first - join, 1),
               "right_changes": recov, "switches": len(sw),
               "switch_times_s": [round(x[0], 1) for x in sw],
               "switch_path": [f"{x[1]}>{x[2]}" for x in sw],
               "switches_off_right": wrong, "time_on_streams_s": [round(x, 1) for x in on],
+              "on_right_pct": 100.0 * sum(held) / len(held) if held else None,
               "switch_gap_max_s": max((x[4] for x in sw), default=None)})
     return m
 
@@ -215,12 +221,13 @@ def receiver_rows(run, m, video):
                          + (f"{r['time_to_right_s']:.0f} s" if r["time_to_right_s"] is not None
                             else "never")
                          + (f"; after path changes {', '.join(rc)}" if rc else "")))
-            rows.append((f"{name}: switches (away from the right stream)",
-                         f"{r['switches']} ({len(r['switches_off_right'])})"))
+            rows.append((f"{name}: switches (away from the right stream); % of time on it once reached",
+                         f"{r['switches']} ({len(r['switches_off_right'])}); "
+                         f"{_fmt(r.get('on_right_pct'), 0, ' %')}"))
         else:
             rows.append((f"{name}: stream at the end (right one) / time to the right stream",
                          "one stream"))
-            rows.append((f"{name}: switches (away from the right stream)", "–"))
+            rows.append((f"{name}: switches (away from the right stream); % of time on it once reached", "–"))
         cap = r.get("share_in_limits_pct")
         rows.append((f"{name}: throughput, % of fair share (of the share within its stream)",
                      f"{_fmt((r['throughput_bps'] or 0) / 1e3, 0, ' kbit/s')}, "
