@@ -11,7 +11,7 @@ import tempfile
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TB = os.path.join(TOP, "tools", "testbed")
 sys.path.insert(0, TB)
-from amcast_testbed import scenario, traffic  # noqa: E402
+from amcast_testbed import protocols, scenario, simulcast, traffic  # noqa: E402
 
 SC = os.path.join(TB, "scenarios")
 checks = failures = 0
@@ -102,6 +102,63 @@ def bad_files():
         "loss_port 0 not a UDP port": base.replace('b = "mr5"\nrate_bps', 'b = "mr5"\nloss_pct = 1\nloss_port = 0\nrate_bps'),
         "unknown host 'nosuch'": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1", "nosuch"]\n',
     }
+    reject(cases)
+
+
+STREAM = '\n[[video.stream]]\nwidth = 320\nheight = 180\nmin_bitrate = {lo}\nmax_bitrate = {hi}\n'
+
+
+def ladders():
+    """[[video.stream]]: the file's ladder for a simulcast protocol, the registry's without one,
+    none for a single-stream protocol; bad ladders rejected; the right-stream rule."""
+    acc = scenario.load(os.path.join(SC, "assp-accuracy.toml"))
+    assp, asmp = protocols.get("assp"), protocols.get("asmp")
+    lad = scenario.ladder(acc, assp)
+    check([(x["min_bps"], x["max_bps"]) for x in lad] ==
+          [(100000, 200000), (200000, 500000), (600000, 1000000)],
+          f"assp-accuracy: the paper's ladder 100-200, 200-500, 600-1000 kb/s ({lad})")
+    check(scenario.ladder_arg(lad) == "320x180:100000:200000,480x270:200000:500000,"
+          "640x360:600000:1000000", "amcast-node --streams of that ladder")
+    check(scenario.ladder(acc, asmp) == [], "a single-stream protocol sends no ladder")
+    lj = scenario.load(os.path.join(SC, "late-join-quick.toml"))
+    check(len(scenario.ladder(lj, assp)) == len(assp.streams) == 3,
+          "no [[video.stream]]: the protocol's ladder")
+    fa = scenario.fair_shares(scenario.load(os.path.join(SC, "assp-fairness.toml")))
+    # papers/001 §3.2: 2 TCP + 1 multicast per bottleneck, 100 %/3 each
+    for rx, rate in (("mr1", 0.8e6), ("mr2", 2e6), ("mr3", 3.5e6)):
+        check(near(fa["receivers"][rx]["fair_share_bps"], rate / 3),
+              f"assp-fairness: {rx}'s fair share {rate / 3:.0f} = {rate:g}/3")
+    base = open(os.path.join(SC, "late-join-quick.toml")).read()
+    cases = {
+        "min_bitrate must be below max_bitrate": base + STREAM.format(lo=300000, hi=200000),
+        "unknown keys ['bitrate']": base + STREAM.format(lo=1, hi=2) + "bitrate = 5\n",
+        "differs from [video] fps": base + STREAM.format(lo=1, hi=2) + "fps = 15\n",
+        "the ladder goes lowest first": base + STREAM.format(lo=500, hi=900)
+        + STREAM.format(lo=100, hi=200),
+        "width must be a positive integer": base + STREAM.format(lo=1, hi=2).replace(
+            "width = 320", "width = 0"),
+    }
+    reject(cases)
+    # the rule (lambda 1.2, kappa 0.8) on assp-fairness's ladder 100-300, 300-500, 600-1500:
+    # up to 2 needs > 360, up to 3 > 720; down from 3 below 480, from 2 below 240
+    st = [{"min_bps": 100e3}, {"min_bps": 300e3}, {"min_bps": 600e3}]
+    got = [simulcast.right_stream_step(j, share, st) for j, share in
+           ((0, 267e3), (0, 667e3), (0, 1167e3), (2, 667e3), (2, 470e3), (1, 250e3), (2, 200e3))]
+    check(got == [0, 1, 2, 2, 1, 1, 0], f"right stream by the rule: {got} "
+          "(267k: 1, 667k: 2, 1167k: 3; from 3: 667k stays, 470k -> 2; from 2: 250k stays, "
+          "from 3 at 200k -> 1)")
+    dyn = scenario.load(os.path.join(SC, "assp-dynamics.toml"))
+    meta = {"flows": traffic.describe(dyn["flow"], 240, 1.0),
+            "receivers": [{"join_s": 0, "leave_s": 240}]}
+    e = scenario.fair_shares(dyn)["receivers"]["mr3"]
+    users = scenario.fair_shares(dyn)["links"]
+    shares = [simulcast.share_at(meta, e, t, users) for t in (50, 80, 120, 170)]
+    check(all(near(a, b) for a, b in zip(shares, (7e5, 3.5e5, 7e5, 3.5e5))),
+          f"assp-dynamics: L3's share 2.1 Mb/s / 3, / 6 with the extra flows at 70-95 and "
+          f"160-185 s ({shares})")
+
+
+def reject(cases):
     for want, text in cases.items():
         with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
             f.write(text)
@@ -116,6 +173,7 @@ def bad_files():
 
 if __name__ == "__main__":
     shipped()
+    ladders()
     fair_shares()
     schedules()
     bad_files()

@@ -200,17 +200,30 @@ def norm_metrics(run, f, t0, periods):
 
 
 def evaluate(run):
-    """Every metric of one run directory, as a dict (also written to RUN/metrics.json)."""
+    """Every metric of one run directory, as a dict (also written to RUN/metrics.json). A
+    simulcast run (meta.json "streams") is measured across every stream (simulcast.py)."""
+    from . import simulcast
     meta = load_meta(run)
     t0, dur = meta["t0"], meta["duration_s"]
     steady = (meta["steady_from_s"], dur)
+    streams = meta.get("streams")
     rs = rate_series(run, t0)
     st_target = [r[1] for r in rs if steady[0] <= r[0] < steady[1]]
     out = {"protocol": meta["protocol"], "scenario": meta["scenario"], "steady_window_s": steady,
            "sender": {"reports": len(rs), "target_mean_bps": statistics.fmean(st_target)
                       if st_target else None, "target_cov": cov(st_target)},
            "receivers": {}, "flows": {}}
-    sd = read_sd(os.path.join(run, "sender", "sd.txt"))
+    if streams:
+        per = simulcast.sender(run, t0, steady, streams)
+        out["sender"]["streams"] = per
+        got = [x["target_mean_bps"] for x in per if x["target_mean_bps"] is not None]
+        out["sender"]["target_mean_bps"] = sum(got) if got else None   # every stream together
+        sent = [read_sd(os.path.join(run, "sender", f"stream{k}", "sd.txt"))
+                for k in range(len(streams))]
+        sd = {p: v for x in sent for p, v in x.items()}
+        users = _link_users(meta)
+    else:
+        sd = read_sd(os.path.join(run, "sender", "sd.txt"))
     sizes = [size for t, size in sd.values() if steady[0] <= t - t0 < steady[1]]
     # the equations (ASMP eq. 12, TFMCC) scale with the packet size: worth seeing next to the rate
     out["sender"]["packet_size_mean_bytes"] = statistics.fmean(sizes) if sizes else None
@@ -218,6 +231,9 @@ def evaluate(run):
         win = (max(steady[0], r["join_s"]), min(steady[1], r["leave_s"]))
         if win[1] <= win[0]:
             win = (r["join_s"], r["leave_s"])
+        if streams:
+            out["receivers"][r["name"]] = simulcast.receiver(run, meta, r, win, users, sent)
+            continue
         m = receiver_metrics(sd, read_rd(os.path.join(run, f"rx-{r['name']}", "rd.txt")), t0, win)
         fs = active_fair_share(meta, meta["fair_share"]["receivers"][r["name"]], [win])
         m["fair_share_bps"] = fs
@@ -296,10 +312,14 @@ def summary_rows(run):
              _fmt(mean([f["fair_share_pct"] for f in udp]), 0, " %") if udp else "no UDP")]
     if norm:
         rows.append((NORM_ROW, _fmt(mean([f["fair_share_pct"] for f in norm]), 0, " %")))
+    per = m["sender"].get("streams")
     rows += [
             ("sender target rate, steady mean", _fmt((m["sender"]["target_mean_bps"] or 0) / 1e3,
-                                                     0, " kbit/s")),
-            ("sender rate CoV (steady state)", _fmt(m["sender"]["target_cov"], 3)),
+                                                     0, " kbit/s") if not per else
+             " / ".join(_fmt((x["target_mean_bps"] or 0) / 1e3, 0) for x in per)
+             + " kbit/s (per stream)"),
+            ("sender rate CoV (steady state)", _fmt(m["sender"]["target_cov"], 3) if not per else
+             " / ".join(_fmt(x["target_cov"], 3) for x in per)),
             ("mean RTP packet size (the equations' P / s)",
              _fmt(m["sender"].get("packet_size_mean_bytes"), 0, " B")),
             ("packet loss (mean over receivers)",
@@ -318,7 +338,19 @@ def summary_rows(run):
         rows.append(("PSNR Y / MOS / MOS 5 % with 150 ms play-out",
                      f"{_fmt(vp['psnr_mean_db_y'], 1)} dB / {_fmt(vp['mos_mean'], 2)} / "
                      f"{_fmt(vp['mos5_pct'], 0, ' %')}"))
+    if load_meta(run).get("ladder_scenario"):
+        from . import simulcast
+        rows += simulcast.receiver_rows(run, m, per_receiver_video(run))
     return rows
+
+
+def per_receiver_video(run, report="report"):
+    """{receiver: {"psnr_mean_db_y": "35.1", "mos_mean": "3.80"}} from evalvid-run's table."""
+    out = {}
+    for r in _csv(os.path.join(run, report, "receivers.csv")):
+        out[r.get("receiver")] = {k: _fmt(float(r[k]), nd) if r.get(k) not in (None, "") else None
+                                  for k, nd in (("psnr_mean_db_y", 1), ("mos_mean", 2))}
+    return out
 
 
 NORM_ROW = "NORM throughput, % of fair share (mean over NORM flows)"
@@ -350,7 +382,9 @@ def comparison_md(runs, paper, title):
     """Markdown table: one column per run (protocol), one per run with NORM flows (the NORM
     comparator measured in that run, on the same bottleneck) and the paper's numbers."""
     cols = {p: dict(summary_rows(r)) for p, r in runs.items()}
-    labels = [l for l, _ in summary_rows(next(iter(runs.values())))]
+    labels = []
+    for c in cols.values():         # every run's rows, first run's order first
+        labels += [l for l in c if l not in labels]
     ncols = {p: c for p, c in ((p, norm_column(r)) for p, r in runs.items()) if c}
     head = ["metric"] + [f"{p} (here)" for p in cols] + [f"NORM (here, with {p})" for p in ncols] \
         + [f"{p} (paper)" for p in paper]

@@ -9,6 +9,10 @@ File format (tools/testbed/scenarios/*.toml; docs/testbed.md has the full refere
   sender = "HOST"               the multicast sender's host
   [video]                       width, height, fps, key_int, initial_bitrate, min_bitrate,
                                 max_bitrate, rtcp_interval_ms, encoder, intra_refresh
+  [[video.stream]]              a simulcast ladder (ASSP), lowest first: width, height,
+                                min_bitrate, max_bitrate (fps, if given, must be [video]'s);
+                                default the protocol's ladder (protocols.py); single-stream
+                                protocols ignore it and use [video]
   [[link]]  a, b, rate_bps, queue, delay_ms, loss_pct, loss_port
                                 rate/queue/delay/loss: one value or [a->b, b->a]; 0 = not
                                 shaped; queue: bytes, or "50p" for 50 full-size frames;
@@ -117,6 +121,53 @@ def expand_groups(sc):
             hosts.append(h)
             links.append(ln)
             rxs.append(rx)
+STREAM_KEYS = {"width", "height", "min_bitrate", "max_bitrate", "fps"}
+
+
+def validate_streams(video):
+    """[[video.stream]]: a ladder lowest first, each stream's limits inside the next one's start."""
+    ladder = video.get("stream")
+    if ladder is None:
+        return
+    if not isinstance(ladder, list) or not ladder:
+        raise ValueError("[[video.stream]]: a non-empty list of streams")
+    fps = video.get("fps", VIDEO_DEFAULTS["fps"])
+    prev = None
+    for k, st in enumerate(ladder):
+        bad = set(st) - STREAM_KEYS
+        if bad:
+            raise ValueError(f"video.stream {k}: unknown keys {sorted(bad)}")
+        for key in ("width", "height", "min_bitrate", "max_bitrate"):
+            if not isinstance(st.get(key), int) or st[key] <= 0:
+                raise ValueError(f"video.stream {k}: {key} must be a positive integer")
+        if st["min_bitrate"] >= st["max_bitrate"]:
+            raise ValueError(f"video.stream {k}: min_bitrate must be below max_bitrate")
+        # one tee feeds every encoder: frame i of each stream is source frame i (evalvid-run
+        # relies on it), so every stream runs at the source's rate
+        if st.get("fps", fps) != fps:
+            raise ValueError(f"video.stream {k}: fps {st['fps']} differs from [video] fps {fps} "
+                             "(one source feeds every stream)")
+        if prev is not None and st["min_bitrate"] < prev["min_bitrate"]:
+            raise ValueError(f"video.stream {k}: the ladder goes lowest first")
+        prev = st
+
+
+def ladder(sc, proto):
+    """The streams a simulcast protocol sends for this scenario, lowest first, as dicts
+    (width, height, min_bps, max_bps): the file's [[video.stream]], else the protocol's ladder;
+    [] for a single-stream protocol."""
+    if not proto.streams:
+        return []
+    if sc["video"].get("stream"):
+        return [{"width": st["width"], "height": st["height"], "min_bps": st["min_bitrate"],
+                 "max_bps": st["max_bitrate"]} for st in sc["video"]["stream"]]
+    return [{"width": st.width, "height": st.height, "min_bps": st.min_bps,
+             "max_bps": st.max_bps} for st in proto.streams]
+
+
+def ladder_arg(streams):
+    """amcast-node's --streams value: WxH:MIN:MAX,... ."""
+    return ",".join(f"{s['width']}x{s['height']}:{s['min_bps']}:{s['max_bps']}" for s in streams)
 
 
 def validate(sc):
@@ -150,6 +201,7 @@ def validate(sc):
         if float(r.get("leave_s", sc["duration_s"])) <= float(r.get("join_s", 0)):
             raise ValueError(f"receiver {r['name']}: leave_s must be after join_s")
     traffic.validate(sc.get("flow", []), hosts)
+    validate_streams(sc.get("video", {}))
     if float(sc["duration_s"]) <= 0 or not 0 < float(sc.get("short_scale", 1)) <= 1:
         raise ValueError("duration_s must be > 0 and short_scale in (0, 1]")
 
