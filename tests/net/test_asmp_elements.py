@@ -90,6 +90,22 @@ def last_json(path):
     return json.loads(lines[-1]) if lines else None
 
 
+def read_peer_log(path, key):
+    """A peer script's JSON lines: the values of `key` in order, and the last 'result' ({})."""
+    events, result = [], {}
+    with open(path) as f:
+        for line in f:
+            try:
+                j = json.loads(line)
+            except ValueError:
+                continue
+            if key in j:
+                events.append(j[key])
+            elif 'result' in j:
+                result = j['result']
+    return events, result
+
+
 def log_has(path, text):
     try:
         with open(path, errors='replace') as f:

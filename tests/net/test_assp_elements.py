@@ -12,7 +12,6 @@ is unconstrained; the slow path is a tbf of 2 Mbit/s that drops to DOWN_RATE at 
     sender's 25 fps) with no pipeline error.
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 """
-import json
 import os
 import subprocess
 import sys
@@ -32,21 +31,6 @@ DOWN_RATE = 350_000         # ... to this: right stream 1 (200-500 kbit/s)
 UP_S = 20.0
 DOWN_WITHIN_S = 20.0
 check = el.check
-
-
-def read(path):
-    switches, result = [], {}
-    with open(path) as f:
-        for line in f:
-            try:
-                j = json.loads(line)
-            except ValueError:
-                continue
-            if 'switch' in j:
-                switches.append(j['switch'])
-            elif 'result' in j:
-                result = j['result']
-    return switches, result
 
 
 def session(run):
@@ -98,7 +82,7 @@ def on_stream(switches, t):
 def evaluate(s):
     down = s['down']
     for n in ('fast', 'slow'):
-        sw, res = read(s['logs'][n])
+        sw, res = el.read_peer_log(s['logs'][n], 'switch')
         ups = [x['t'] for x in sw if x['to'] == 2]
         print(f'# {n}: switches ' + ', '.join(f'{x["t"]:.1f} s {x["from"]}->{x["to"]} '
                                              f'(gap {x["gap_s"]:.2f} s)' for x in sw))

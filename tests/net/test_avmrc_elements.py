@@ -13,7 +13,6 @@ layers' groups itself. Checks, over the second half of the run (after start-up):
     at 2, 7.5 at 1, weighted by the time at each level), no pipeline error.
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 """
-import json
 import os
 import subprocess
 import sys
@@ -40,21 +39,6 @@ SLOW_MIN_MEAN = 1.6
 LAST_MEMBER_CS = 20
 FPS = {1: 7.5, 2: 15.0, 3: 30.0}
 check = el.check
-
-
-def read(path):
-    changes, result = [], {}
-    with open(path) as f:
-        for line in f:
-            try:
-                j = json.loads(line)
-            except ValueError:
-                continue
-            if 'layers' in j:
-                changes.append(j['layers'])
-            elif 'result' in j:
-                result = j['result']
-    return changes, result
 
 
 def session(run):
@@ -107,7 +91,7 @@ def mean_level(spans, a, b):
 
 def evaluate(s):
     for n in ('fast', 'slow'):
-        ch, res = read(s['logs'][n])
+        ch, res = el.read_peer_log(s['logs'][n], 'layers')
         t_end = res.get('t_end', SEND_S + 2)
         spans = levels(ch, t_end)
         half = t_end / 2
