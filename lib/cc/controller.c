@@ -25,6 +25,8 @@ static const amcc_protocol *const registry[] = {
                                        "e.g. after 3 intervals") */
 #define EXPIRY_RISE 0.10           /* after a receiver expired without BYE the target rises at
                                       most 10 % per RTCP interval (its reports may only be lost) */
+#define EXPIRY_HOLD_INTERVALS 3    /* ... after holding for 3 more intervals: at 50 % RTCP loss
+                                      3 reports in a row are lost 1 time in 8, 6 in 64 */
 
 static int
 same_name (const char *a, const char *b)
@@ -286,8 +288,9 @@ clamp_rate (const amcc_sender *s, double r)
 }
 
 /* A receiver that fell silent without a BYE may have lost its reports only (three in a row at
- * 50 % RTCP loss expire it several times a minute): the rate it held down is freed by steps of
- * EXPIRY_RISE per RTCP interval, not at once; a BYE frees it at once. */
+ * 50 % RTCP loss expire it several times a minute): the rate it held down is held for
+ * EXPIRY_HOLD_INTERVALS more, then freed by steps of EXPIRY_RISE per RTCP interval, not at once;
+ * a BYE frees it at once. */
 static double
 expiry_ramp (amcc_sender *s, amcc_time now, double r)
 {
@@ -305,6 +308,7 @@ expiry_ramp (amcc_sender *s, amcc_time now, double r)
   if (!s->ramping)
     return r;
   double k = now > s->ramp_at ? (double) (now - s->ramp_at) / (double) s->cfg.rtcp_interval : 0;
+  k = k > EXPIRY_HOLD_INTERVALS ? k - EXPIRY_HOLD_INTERVALS : 0;
   double step = clamp_rate (s, s->ramp_from * pow (1 + EXPIRY_RISE, k));
   if (r <= step)
     s->ramping = 0;
