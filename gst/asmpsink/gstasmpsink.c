@@ -8,25 +8,23 @@
  *         rtpbin send_rtcp_src_0 -> udpsink (RTCP, port + 1, socket shared with the udpsrc)
  *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
  * fec != off: send_rtp_src_0 -> rtpst2022-1-fecenc -> udpsink (RTP); its column and row FEC
- *           -> udpsinks to fec-address port + 2 / + 4 (gst/common/gstamfec.c)
+ *           -> udpsinks to fec-address port + 2 / + 4 (gstasmpsink-fec.c, gst/common/gstamfec.c)
  * The element only translates: packets and RTCP in, lib/cc decisions out (gst/common). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 #include "gstasmpsink.h"
+#include "gstasmpsink-fec.h"
 
-#include <gst/rtp/gstrtpbuffer.h>
 #include <string.h>
 #include "../common/gstamcc.h"
 #include "../common/gstamenc.h"
-#include "../common/gstamfec.h"
-#include <amcc/fec.h>
 #include "../common/gstamnet.h"
 #include "../common/gstampacer.h"
 #include "../common/gstamsdp.h"
 #include "../common/gstamtrace.h"
 
-GST_DEBUG_CATEGORY_STATIC (asmpsink_debug);
+GST_DEBUG_CATEGORY (asmpsink_debug);    /* gstasmpsink-fec.c logs to it too */
 #define GST_CAT_DEFAULT asmpsink_debug
 
 #define DEFAULT_INITIAL_BPS 500000
@@ -41,16 +39,14 @@ GST_DEBUG_CATEGORY_STATIC (asmpsink_debug);
 #ifndef DEFAULT_MAX_PACING_DELAY_MS
 #define DEFAULT_MAX_PACING_DELAY_MS 100
 #endif
-#define DEFAULT_FEC_COLUMNS 5
-#define DEFAULT_FEC_ROWS 0
 
 enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP,
   PROP_PROTOCOL, PROP_INITIAL_BITRATE, PROP_MIN_BITRATE, PROP_MAX_BITRATE,
   PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_TRACE_DIR, PROP_SDP_FILE,
   PROP_STATS, PROP_RECEIVER_TIMEOUT, PROP_PACING, PROP_PACING_FACTOR, PROP_MAX_PACING_DELAY,
-  PROP_RATE_MATCH, PROP_FEC, PROP_FEC_ADDRESS, PROP_FEC_COLUMNS, PROP_FEC_ROWS,
-  N_PROPS
+  PROP_RATE_MATCH,
+  N_PROPS                       /* then the FEC properties (gstasmpsink-fec.c) */
 };
 static GParamSpec *props[N_PROPS];
 
@@ -86,21 +82,9 @@ struct _GstAsmpSink {
   GstClockID early_id;
   GstAmEosGuard eos_guard;
 
-  /* FEC (gstamfec.h): the bytes of parity count inside target_bps */
-  gint fec_mode;                /* GstAmFecMode */
-  gchar *fec_address;
-  guint fec_columns, fec_rows;  /* fixed mode */
-  GstAmFecSend fec;
-  amcc_fec_params fec_params;
-  amcc_fec_choice fec_choice;   /* auto: the last choice */
-  gdouble fec_overhead;         /* FEC share of the target the encoder is given less */
-  guint media_bps;              /* the encoder's share: target x (1 - fec_overhead) */
-  gdouble fec_byte_share;       /* parity bytes / all bytes over the last RTCP interval */
-  guint64 fec_bytes_then, media_bytes, media_bytes_then;
-  gdouble worst_loss;
-  gint64 pps_start;             /* media packet rate over ~1 s windows */
-  guint pps_count;
-  gdouble pps;
+  /* FEC (gstasmpsink-fec.h): the bytes of parity count inside target_bps */
+  GstAsmpSinkFec fec;
+  guint media_bps;              /* the encoder's share: target x (1 - fec.share) */
 };
 
 G_DEFINE_TYPE (GstAsmpSink, gst_asmp_sink, GST_TYPE_BIN);
@@ -113,33 +97,6 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 
 /* Takes the target from lib/cc; on change hands it to the encoder (applied at the next key
  * frame) or, for encoders we cannot drive, to the app via the bus. Returns TRUE on change. */
-/* fec=auto: the matrix lib/cc chooses for the worst loss reported; the overhead it costs. */
-static gdouble
-choose_fec_locked (GstAsmpSink * self, gint64 now)
-{
-  amcc_fec_choice c;
-
-  /* parity packets are as long as the longest packet they cover: their share of the bytes
-   * (measured) can exceed their share of the packets (modelled) */
-  if (self->fec_mode == GST_AM_FEC_FIXED)
-    return MAX (self->fec_byte_share,
-        amcc_fec_parity_ratio (self->fec_columns, self->fec_rows)
-        / (1.0 + amcc_fec_parity_ratio (self->fec_columns, self->fec_rows)));
-  if (self->fec_mode != GST_AM_FEC_AUTO)
-    return 0.0;
-  self->worst_loss = gst_am_cc_sender_worst_loss (self->cc, now);
-  if (amcc_fec_update (&self->fec_params, self->worst_loss, self->pps, &self->fec_choice, &c)
-      != AMCC_OK)
-    return self->fec_overhead;
-  if (c.columns != self->fec_choice.columns || c.rows != self->fec_choice.rows) {
-    GST_INFO_OBJECT (self, "loss %.4f at %.0f packet/s: FEC %u x %u (overhead %.3f)",
-        self->worst_loss, self->pps, c.columns, c.rows, c.overhead);
-    gst_am_fec_send_request (&self->fec, c.columns, c.rows);
-  }
-  self->fec_choice = c;
-  return c.columns ? MAX (c.overhead, self->fec_byte_share) : 0.0;
-}
-
 static gboolean
 update_target_locked (GstAsmpSink * self, gint64 now)
 {
@@ -149,38 +106,17 @@ update_target_locked (GstAsmpSink * self, gint64 now)
   if (!self->cc)
     return FALSE;
   bps = gst_am_cc_sender_rate (self->cc, now);
-  overhead = choose_fec_locked (self, now);
-  if (bps == self->target_bps && overhead == self->fec_overhead)
+  overhead = gst_asmp_sink_fec_share (&self->fec, self->cc, now);
+  if (bps == self->target_bps && overhead == self->fec.share)
     return FALSE;
-  self->fec_overhead = overhead;
+  self->fec.share = overhead;
   /* video + parity within the target: the encoder and the pacer get the video's share */
-  media_bps = MAX (1, (guint) (bps * (1.0 - overhead)));
+  media_bps = amcc_fec_media_rate (bps, overhead);
   self->media_bps = media_bps;
   gst_am_encoder_set_target (&self->enc, media_bps);
   gst_am_pacer_set_rate (GST_AM_PACER (self->pacer), media_bps);
   self->target_bps = bps;
   return TRUE;                  /* the target, or the video's share of it, changed */
-}
-
-/* Does this RTP packet start a key frame? (FEC matrices change there, as the bitrate does) */
-static gboolean
-rtp_key_start (GstBuffer * buf, GstAmCodec codec)
-{
-  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  gboolean key = FALSE;
-
-  if (!gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp))
-    return FALSE;
-  if (codec == GST_AM_CODEC_H264)
-    key = gst_am_h264_key_start (gst_rtp_buffer_get_payload (&rtp),
-        gst_rtp_buffer_get_payload_len (&rtp));
-  else if (codec == GST_AM_CODEC_VP8)
-    key = gst_am_vp8_payload_type (gst_rtp_buffer_get_payload (&rtp),
-        gst_rtp_buffer_get_payload_len (&rtp)) == 'I';
-  else
-    key = !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
-  gst_rtp_buffer_unmap (&rtp);
-  return key;
 }
 
 /* bps: what the encoder should produce (the target less the FEC share) */
@@ -209,18 +145,12 @@ process_rtp (GstAsmpSink * self, GstBuffer * buf, gint64 now)
   size = gst_am_send_trace_packet (&self->send_trace, self->sd, buf, now);
   if (self->cc)
     gst_am_cc_sender_on_rtp_sent (self->cc, now, size);
-  self->pps_count++;
-  self->media_bytes += size;
-  if (now - self->pps_start >= GST_SECOND) {
-    self->pps = self->pps_count * (gdouble) GST_SECOND / (now - self->pps_start);
-    self->pps_start = now;
-    self->pps_count = 0;
-  }
-  fec = self->fec_mode != GST_AM_FEC_OFF;
+  gst_asmp_sink_fec_on_rtp (&self->fec, size, now);
+  fec = self->fec.mode != GST_AM_FEC_OFF;
   codec = self->send_trace.framer.codec;
   g_mutex_unlock (self->lockp);
   if (fec)
-    gst_am_fec_send_before (&self->fec, buf, rtp_key_start (buf, codec));
+    gst_asmp_sink_fec_before (&self->fec, buf, codec);
 }
 
 static void
@@ -326,13 +256,8 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
 
   g_mutex_lock (self->lockp);
   self->own_ssrc = gst_am_rtcp_first_ssrc (buf);
-  if (!early && self->fec_mode != GST_AM_FEC_OFF) {
-    guint64 fb = gst_am_fec_send_bytes (&self->fec);
-    gdouble df = fb - self->fec_bytes_then, dm = self->media_bytes - self->media_bytes_then;
-    self->fec_byte_share = df + dm > 0 ? df / (df + dm) : 0.0;
-    self->fec_bytes_then = fb;
-    self->media_bytes_then = self->media_bytes;
-  }
+  if (!early)
+    gst_asmp_sink_fec_on_interval (&self->fec);
   if (self->cc) {
     appended = gst_am_cc_sender_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
     changed = update_target_locked (self, now);
@@ -343,14 +268,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
           gst_am_encoder_kind_name (self->enc.kind), "encoder-bitrate", G_TYPE_UINT,
           self->enc.applied_bps, "encoder-setting", G_TYPE_UINT, self->enc.setting_bps, NULL);
       gst_am_pacer_add_stats (GST_AM_PACER (self->pacer), stats);
-      if (self->fec_mode != GST_AM_FEC_OFF) {
-        gst_structure_set (stats, "fec-overhead", G_TYPE_DOUBLE, self->fec_overhead,
-            "media-bitrate", G_TYPE_UINT, self->media_bps,
-            "fec-byte-share", G_TYPE_DOUBLE, self->fec_byte_share,
-            "fec-worst-loss", G_TYPE_DOUBLE, self->worst_loss, "media-packet-rate",
-            G_TYPE_DOUBLE, self->pps, NULL);
-        gst_am_fec_send_add_stats (&self->fec, stats);
-      }
+      gst_asmp_sink_fec_add_stats (&self->fec, stats, self->media_bps);
       gst_am_trace_rate_row (self->rate, stats);
       if (self->stats)
         gst_structure_free (self->stats);
@@ -467,21 +385,9 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
     case PROP_RATE_MATCH:
       gst_am_encoder_set_match (&self->enc, g_value_get_boolean (value));
       break;
-    case PROP_FEC:
-      self->fec_mode = g_value_get_enum (value);
-      break;
-    case PROP_FEC_ADDRESS:
-      g_free (self->fec_address);
-      self->fec_address = g_value_dup_string (value);
-      break;
-    case PROP_FEC_COLUMNS:
-      self->fec_columns = g_value_get_uint (value);
-      break;
-    case PROP_FEC_ROWS:
-      self->fec_rows = g_value_get_uint (value);
-      break;
     default:
-      if (!gst_am_net_config_set_property (&self->net, pspec, value))
+      if (!gst_am_net_config_set_property (&self->net, pspec, value)
+          && !gst_asmp_sink_fec_set_property (&self->fec, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -528,10 +434,6 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PACING_FACTOR: g_value_set_double (value, self->pacing_factor); break;
     case PROP_MAX_PACING_DELAY: g_value_set_uint (value, self->max_pacing_delay_ms); break;
     case PROP_RATE_MATCH: g_value_set_boolean (value, self->enc.match); break;
-    case PROP_FEC: g_value_set_enum (value, self->fec_mode); break;
-    case PROP_FEC_ADDRESS: g_value_set_string (value, self->fec_address); break;
-    case PROP_FEC_COLUMNS: g_value_set_uint (value, self->fec_columns); break;
-    case PROP_FEC_ROWS: g_value_set_uint (value, self->fec_rows); break;
     case PROP_STATS:
       if (self->stats)
         g_value_set_boxed (value, self->stats);
@@ -539,7 +441,8 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
         g_value_take_boxed (value, gst_structure_new_empty ("asmpsink-stats"));
       break;
     default:
-      if (!gst_am_net_config_get_property (&self->net, pspec, value))
+      if (!gst_am_net_config_get_property (&self->net, pspec, value)
+          && !gst_asmp_sink_fec_get_property (&self->fec, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -581,33 +484,9 @@ start_locked (GstAsmpSink * self)
   gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
   GST_INFO_OBJECT (self, "sending to %s:%d (%s), RTCP on %d", self->net.address,
       self->net.port, mc ? "multicast" : "unicast", self->net.port + 1);
-  if (self->fec_mode != GST_AM_FEC_OFF) {
-    GstPad *up = gst_element_get_static_pad (self->rtpbin, "send_rtp_src_0");
-    gboolean ok;
-    if (!self->fec_address || (self->fec_mode == GST_AM_FEC_FIXED && !self->fec_columns)) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL),
-          ("fec=%s needs fec-address%s", self->fec_mode == GST_AM_FEC_AUTO ? "auto" : "fixed",
-              self->fec_mode == GST_AM_FEC_FIXED ? " and fec-columns > 0" : ""));
-      gst_clear_object (&up);
-      return FALSE;
-    }
-    if (self->fec_mode == GST_AM_FEC_FIXED)
-      gst_am_fec_send_request (&self->fec, self->fec_columns, self->fec_rows);
-    else
-      gst_am_fec_send_request (&self->fec, 0, 0);
-    ok = up && gst_am_fec_send_setup (&self->fec, GST_BIN (self), up, &self->net,
-        self->fec_address, self->net.port);
-    gst_clear_object (&up);
-    if (!ok)
-      return FALSE;
-  }
-  memset (&self->fec_choice, 0, sizeof self->fec_choice);
-  self->fec_byte_share = 0;
-  self->fec_bytes_then = self->media_bytes = self->media_bytes_then = 0;
-  self->worst_loss = 0;
-  self->pps = 0;
-  self->pps_count = 0;
-  self->pps_start = gst_am_now ();
+  if (!gst_asmp_sink_fec_start (&self->fec, GST_ELEMENT (self), self->rtpbin, &self->net,
+          gst_am_now ()))
+    return FALSE;
   cfg.protocol = self->group_protocol ? self->group_protocol
       : gst_am_protocol_get (self->protocol);
   g_object_set (self->rtpbin, "rtp-profile", gst_am_protocol_rtp_profile (cfg.protocol), NULL);
@@ -625,10 +504,9 @@ start_locked (GstAsmpSink * self)
     return FALSE;
   }
   self->target_bps = self->initial_bps;
-  self->fec_overhead = choose_fec_locked (self, gst_am_now ());
-  self->media_bps = MAX (1, (guint) (self->initial_bps * (1.0 - self->fec_overhead)));
-  gst_am_pacer_set_rate (GST_AM_PACER (self->pacer),
-      (guint) (self->initial_bps * (1.0 - self->fec_overhead)));
+  self->fec.share = gst_asmp_sink_fec_share (&self->fec, self->cc, gst_am_now ());
+  self->media_bps = amcc_fec_media_rate (self->initial_bps, self->fec.share);
+  gst_am_pacer_set_rate (GST_AM_PACER (self->pacer), self->media_bps);
   gst_am_send_trace_reset (&self->send_trace, GST_AM_CODEC_OTHER);
   if (self->trace_dir && !gst_am_trace_open_pair (self->trace_dir, "sd.txt", &self->sd,
           "rate.csv", "time_s,target_bps,sent_bps,receivers,min_receiver_bps,protocol",
@@ -659,7 +537,7 @@ attach_encoder (GstAsmpSink * self)
 
   g_mutex_lock (self->lockp);
   enc = self->encoder_prop ? gst_object_ref (self->encoder_prop) : NULL;
-  initial = MAX (1, (guint) (self->initial_bps * (1.0 - self->fec_overhead)));
+  initial = amcc_fec_media_rate (self->initial_bps, self->fec.share);
   g_mutex_unlock (self->lockp);
   gst_am_encoder_attach_auto (&self->enc, enc, self->sinkpad, initial, GST_OBJECT (self));
   gst_clear_object (&enc);
@@ -741,9 +619,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
   self->pacing = DEFAULT_PACING;
   self->pacing_factor = DEFAULT_PACING_FACTOR;
   self->max_pacing_delay_ms = DEFAULT_MAX_PACING_DELAY_MS;
-  self->fec_columns = DEFAULT_FEC_COLUMNS;
-  self->fec_rows = DEFAULT_FEC_ROWS;
-  amcc_fec_params_default (&self->fec_params);
+  gst_asmp_sink_fec_init (&self->fec, GST_OBJECT (self));
 
   self->pacer = gst_am_pacer_new ("pacer");
   gst_bin_add (bin, self->pacer);
@@ -797,8 +673,7 @@ gst_asmp_sink_finalize (GObject * object)
   gst_am_net_config_clear (&self->net);
   g_free (self->trace_dir);
   g_free (self->sdp_file);
-  g_free (self->fec_address);
-  gst_am_fec_send_clear (&self->fec);
+  gst_asmp_sink_fec_clear (&self->fec);
   if (self->stats)
     gst_structure_free (self->stats);
   g_mutex_clear (&self->lock);
@@ -904,22 +779,8 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
       "setting; with its default VBV the gain learnt in easy scenes adds to its bursts, so "
       "off by default)", FALSE,
       rw | GST_PARAM_MUTABLE_PLAYING);
-  props[PROP_FEC] = g_param_spec_enum ("fec", "FEC",
-      "SMPTE 2022-1 FEC (rtpst2022-1-fecenc) on fec-address: off; auto: the matrix from the "
-      "worst loss the receivers report (none while nobody loses; lib/cc/fec.c); fixed: "
-      "fec-columns x fec-rows. The parity counts inside target-bitrate: the encoder gets "
-      "target x (1 - overhead); matrix changes are applied at a key frame",
-      GST_TYPE_AM_FEC_MODE, GST_AM_FEC_OFF, rw_ready);
-  props[PROP_FEC_ADDRESS] = g_param_spec_string ("fec-address", "FEC group",
-      "Multicast group of the FEC streams: column FEC on port + 2, row FEC on port + 4 (a "
-      "receiver opts in by joining it); required when fec is not off", NULL, rw_ready);
-  props[PROP_FEC_COLUMNS] = g_param_spec_uint ("fec-columns", "FEC columns",
-      "fec=fixed: L, media packets per row FEC packet (1-20)", 1, 20, DEFAULT_FEC_COLUMNS,
-      rw_ready);
-  props[PROP_FEC_ROWS] = g_param_spec_uint ("fec-rows", "FEC rows",
-      "fec=fixed: D, rows per column FEC packet (4-20; 0 = row FEC only)", 0, 20,
-      DEFAULT_FEC_ROWS, rw_ready);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
+  gst_asmp_sink_fec_install_properties (gobject_class, N_PROPS);
   signals[SIGNAL_EXCLUDE_RECEIVER] = g_signal_new_class_handler ("exclude-receiver",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (gst_asmp_sink_exclude_receiver), NULL, NULL, NULL, G_TYPE_BOOLEAN, 2,
@@ -931,5 +792,4 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
       "bitrate with ASMP (or TFMCC) from the receivers' RTCP reports",
       "gst-amcast <gst-amcast@localhost>");
   gst_type_mark_as_plugin_api (GST_TYPE_AM_PROTOCOL, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_AM_FEC_MODE, 0);
 }
