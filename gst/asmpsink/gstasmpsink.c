@@ -721,7 +721,8 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
       "Loop multicast back to this host (needed when receivers run in the same network "
       "namespace; our own looped RTCP is dropped)", FALSE, rw_ready);
   props[PROP_PROTOCOL] = g_param_spec_enum ("protocol", "Protocol",
-      "Congestion control: asmp, or tfmcc as the comparator", GST_TYPE_AM_PROTOCOL,
+      gst_am_enum_blurb (GST_TYPE_AM_PROTOCOL, "Congestion control (lib/cc's registry): ", "; the receivers must run the same"),
+      GST_TYPE_AM_PROTOCOL,
       GST_AM_PROTOCOL_DEFAULT, rw_ready);
   props[PROP_INITIAL_BITRATE] = g_param_spec_uint ("initial-bitrate", "Initial bitrate",
       "Target before any receiver report (bit/s); applied to the encoder at start",
