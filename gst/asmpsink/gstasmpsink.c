@@ -9,83 +9,22 @@
  *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
  * fec != off: send_rtp_src_0 -> rtpst2022-1-fecenc -> udpsink (RTP); its column and row FEC
  *           -> udpsinks to fec-address port + 2 / + 4 (gstasmpsink-fec.c, gst/common/gstamfec.c)
- * The element only translates: packets and RTCP in, lib/cc decisions out (gst/common). */
+ * The element only translates: packets and RTCP in, lib/cc decisions out (gst/common). Its
+ * instance struct is in gstasmpsink-priv.h, its properties in gstasmpsink-props.c. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "gstasmpsink.h"
-#include "gstasmpsink-fec.h"
+#include "gstasmpsink-priv.h"
 
 #include <string.h>
-#include "../common/gstamcc.h"
-#include "../common/gstamenc.h"
-#include "../common/gstamnet.h"
 #include "../common/gstampacer.h"
 #include "../common/gstamsdp.h"
-#include "../common/gstamtrace.h"
 
 GST_DEBUG_CATEGORY (asmpsink_debug);    /* gstasmpsink-fec.c logs to it too */
 #define GST_CAT_DEFAULT asmpsink_debug
 
-#define DEFAULT_INITIAL_BPS 500000
-#define DEFAULT_MIN_BPS 64000
-#define DEFAULT_MAX_BPS 20000000
-#ifndef DEFAULT_PACING          /* -DDEFAULT_PACING=FALSE etc.: builds to compare settings */
-#define DEFAULT_PACING TRUE
-#endif
-#ifndef DEFAULT_PACING_FACTOR
-#define DEFAULT_PACING_FACTOR 1.5
-#endif
-#ifndef DEFAULT_MAX_PACING_DELAY_MS
-#define DEFAULT_MAX_PACING_DELAY_MS 100
-#endif
-
-enum {
-  PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP,
-  PROP_PROTOCOL, PROP_INITIAL_BITRATE, PROP_MIN_BITRATE, PROP_MAX_BITRATE,
-  PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_TRACE_DIR, PROP_SDP_FILE,
-  PROP_STATS, PROP_RECEIVER_TIMEOUT, PROP_PACING, PROP_PACING_FACTOR, PROP_MAX_PACING_DELAY,
-  PROP_RATE_MATCH,
-  N_PROPS                       /* then the FEC properties (gstasmpsink-fec.c) */
-};
-static GParamSpec *props[N_PROPS];
-
 enum { SIGNAL_EXCLUDE_RECEIVER, N_SIGNALS };
 static guint signals[N_SIGNALS];
-
-struct _GstAsmpSink {
-  GstBin parent;
-  GstPad *sinkpad;
-  GstElement *rtpbin, *rtp_sink, *rtcp_sink, *rtcp_src, *pacer;
-  GObject *session;
-
-  GMutex lock;
-  GMutex *lockp;                /* everything below: &lock, or a group's (asspsimulcast) */
-  const amcc_protocol *group_protocol;  /* set by a group: overrides `protocol` */
-  GstAmNetConfig net;
-  gint protocol;                /* GST_TYPE_AM_PROTOCOL: index into lib/cc's registry */
-  guint initial_bps, min_bps, max_bps, target_bps;
-  GstElement *encoder_prop;
-  guint rtcp_interval_ms, receiver_timeout_ms;
-  guint max_ssrcs_per_host;
-  gchar *trace_dir, *sdp_file;
-  gboolean pacing;
-  gdouble pacing_factor;
-  guint max_pacing_delay_ms;
-
-  GstAmCcSender *cc;
-  GstAmEncoder enc;
-  GstAmTrace *sd, *rate;
-  GstAmSendTrace send_trace;
-  guint32 own_ssrc;
-  GstStructure *stats;
-  GstClockID early_id;
-  GstAmEosGuard eos_guard;
-
-  /* FEC (gstasmpsink-fec.h): the bytes of parity count inside target_bps */
-  GstAsmpSinkFec fec;
-  guint media_bps;              /* the encoder's share: target x (1 - fec.share) */
-};
 
 G_DEFINE_TYPE (GstAsmpSink, gst_asmp_sink, GST_TYPE_BIN);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (asmpsink, "asmpsink", GST_RANK_NONE,
@@ -97,7 +36,7 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 
 /* Takes the target from lib/cc; on change hands it to the encoder (applied at the next key
  * frame) or, for encoders we cannot drive, to the app via the bus. Returns TRUE on change. */
-static gboolean
+gboolean
 update_target_locked (GstAsmpSink * self, gint64 now)
 {
   guint bps, media_bps;
@@ -120,10 +59,10 @@ update_target_locked (GstAsmpSink * self, gint64 now)
 }
 
 /* bps: what the encoder should produce (the target less the FEC share) */
-static void
+void
 target_changed (GstAsmpSink * self, guint bps, GstAmEncKind kind)
 {
-  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_TARGET_BITRATE]);
+  gst_asmp_sink_notify_target (self);
   if (kind == GST_AM_ENC_OTHER || kind == GST_AM_ENC_NONE)
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self),
@@ -317,136 +256,6 @@ early_cb (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
   g_mutex_unlock (self->lockp);
   gst_am_request_early_rtcp (self->session, GST_OBJECT (self), "the sender APP");
   return TRUE;
-}
-
-/* ---- properties ---- */
-static void
-configure_pacer_locked (GstAsmpSink * self)
-{
-  if (self->pacer)
-    gst_am_pacer_configure (GST_AM_PACER (self->pacer), self->pacing, self->pacing_factor,
-        self->max_pacing_delay_ms);
-}
-
-static void
-gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  GstAsmpSink *self = GST_ASMP_SINK (object);
-
-  g_mutex_lock (self->lockp);
-  switch (prop_id) {
-    case PROP_PROTOCOL:
-      self->protocol = g_value_get_enum (value);
-      break;
-    case PROP_INITIAL_BITRATE:
-      self->initial_bps = g_value_get_uint (value);
-      break;
-    case PROP_MIN_BITRATE:
-      self->min_bps = g_value_get_uint (value);
-      if (self->cc)
-        gst_am_cc_sender_set_limits (self->cc, self->min_bps, self->max_bps);
-      break;
-    case PROP_MAX_BITRATE:
-      self->max_bps = g_value_get_uint (value);
-      /* takes effect while playing: the target is re-clamped at once */
-      if (self->cc)
-        gst_am_cc_sender_set_limits (self->cc, self->min_bps, self->max_bps);
-      break;
-    case PROP_ENCODER:
-      gst_object_replace ((GstObject **) & self->encoder_prop, g_value_get_object (value));
-      break;
-    case PROP_RTCP_INTERVAL:
-      self->rtcp_interval_ms = g_value_get_uint (value);
-      break;
-    case PROP_MAX_SSRCS_PER_HOST:
-      self->max_ssrcs_per_host = g_value_get_uint (value);
-      break;
-    case PROP_RECEIVER_TIMEOUT:
-      self->receiver_timeout_ms = g_value_get_uint (value);
-      break;
-    case PROP_TRACE_DIR:
-      g_free (self->trace_dir);
-      self->trace_dir = g_value_dup_string (value);
-      break;
-    case PROP_SDP_FILE:
-      g_free (self->sdp_file);
-      self->sdp_file = g_value_dup_string (value);
-      break;
-    case PROP_PACING:
-      self->pacing = g_value_get_boolean (value);
-      break;
-    case PROP_PACING_FACTOR:
-      self->pacing_factor = g_value_get_double (value);
-      break;
-    case PROP_MAX_PACING_DELAY:
-      self->max_pacing_delay_ms = g_value_get_uint (value);
-      break;
-    case PROP_RATE_MATCH:
-      gst_am_encoder_set_match (&self->enc, g_value_get_boolean (value));
-      break;
-    default:
-      if (!gst_am_net_config_set_property (&self->net, pspec, value)
-          && !gst_asmp_sink_fec_set_property (&self->fec, pspec, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  if (prop_id == PROP_PACING || prop_id == PROP_PACING_FACTOR
-      || prop_id == PROP_MAX_PACING_DELAY)
-    configure_pacer_locked (self);
-  if (prop_id == PROP_MIN_BITRATE || prop_id == PROP_MAX_BITRATE) {
-    gboolean changed = update_target_locked (self, gst_am_now ());
-    guint bps = self->media_bps;
-    GstAmEncKind kind = self->enc.kind;
-    g_mutex_unlock (self->lockp);
-    if (changed)
-      target_changed (self, bps, kind);
-    return;
-  }
-  g_mutex_unlock (self->lockp);
-  /* outside our lock: rtpsession takes its own (lock order: session, then ours) */
-  if (prop_id == PROP_RTCP_INTERVAL)
-    gst_am_set_rtcp_interval (self->rtpbin, g_value_get_uint (value));
-}
-
-static void
-gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GstAsmpSink *self = GST_ASMP_SINK (object);
-
-  g_mutex_lock (self->lockp);
-  switch (prop_id) {
-    case PROP_PROTOCOL: g_value_set_enum (value, self->protocol); break;
-    case PROP_INITIAL_BITRATE: g_value_set_uint (value, self->initial_bps); break;
-    case PROP_MIN_BITRATE: g_value_set_uint (value, self->min_bps); break;
-    case PROP_MAX_BITRATE: g_value_set_uint (value, self->max_bps); break;
-    case PROP_TARGET_BITRATE: g_value_set_uint (value, self->target_bps); break;
-    case PROP_ENCODER:
-      g_value_set_object (value, self->encoder_prop ? self->encoder_prop : self->enc.encoder);
-      break;
-    case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
-    case PROP_MAX_SSRCS_PER_HOST: g_value_set_uint (value, self->max_ssrcs_per_host); break;
-    case PROP_RECEIVER_TIMEOUT: g_value_set_uint (value, self->receiver_timeout_ms); break;
-    case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
-    case PROP_SDP_FILE: g_value_set_string (value, self->sdp_file); break;
-    case PROP_PACING: g_value_set_boolean (value, self->pacing); break;
-    case PROP_PACING_FACTOR: g_value_set_double (value, self->pacing_factor); break;
-    case PROP_MAX_PACING_DELAY: g_value_set_uint (value, self->max_pacing_delay_ms); break;
-    case PROP_RATE_MATCH: g_value_set_boolean (value, self->enc.match); break;
-    case PROP_STATS:
-      if (self->stats)
-        g_value_set_boxed (value, self->stats);
-      else
-        g_value_take_boxed (value, gst_structure_new_empty ("asmpsink-stats"));
-      break;
-    default:
-      if (!gst_am_net_config_get_property (&self->net, pspec, value)
-          && !gst_asmp_sink_fec_get_property (&self->fec, pspec, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  g_mutex_unlock (self->lockp);
 }
 
 /* ---- one stream of a group (asspsimulcast) ---- */
@@ -700,88 +509,13 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-  const GParamFlags rw_ready = rw | GST_PARAM_MUTABLE_READY;
 
   gobject_class->set_property = gst_asmp_sink_set_property;
   gobject_class->get_property = gst_asmp_sink_get_property;
   gobject_class->finalize = gst_asmp_sink_finalize;
   element_class->change_state = gst_asmp_sink_change_state;
 
-  props[PROP_ADDRESS] = g_param_spec_string ("address", "Address",
-      "Multicast group (or unicast address) to send RTP to; RTCP goes to the same address "
-      "on port + 1", GST_AM_DEFAULT_ADDRESS, rw_ready);
-  props[PROP_PORT] = g_param_spec_int ("port", "Port",
-      "RTP port (RTCP uses port + 1)", 1, 65534, GST_AM_DEFAULT_PORT, rw_ready);
-  props[PROP_MULTICAST_IFACE] = g_param_spec_string ("multicast-iface", "Multicast interface",
-      "Network interface to join the group on (NULL: the kernel's choice)", NULL, rw_ready);
-  props[PROP_TTL_MC] = g_param_spec_int ("ttl-mc", "Multicast TTL",
-      "TTL of multicast RTP and RTCP packets (hops)", 0, 255, 1, rw_ready);
-  props[PROP_LOOP] = g_param_spec_boolean ("loop", "Multicast loop",
-      "Loop multicast back to this host (needed when receivers run in the same network "
-      "namespace; our own looped RTCP is dropped)", FALSE, rw_ready);
-  props[PROP_PROTOCOL] = g_param_spec_enum ("protocol", "Protocol",
-      gst_am_enum_blurb (GST_TYPE_AM_PROTOCOL, "Congestion control (lib/cc's registry): ", "; the receivers must run the same"),
-      GST_TYPE_AM_PROTOCOL,
-      GST_AM_PROTOCOL_DEFAULT, rw_ready);
-  props[PROP_INITIAL_BITRATE] = g_param_spec_uint ("initial-bitrate", "Initial bitrate",
-      "Target before any receiver report (bit/s); applied to the encoder at start",
-      1, G_MAXUINT, DEFAULT_INITIAL_BPS, rw_ready);
-  props[PROP_MIN_BITRATE] = g_param_spec_uint ("min-bitrate", "Minimum bitrate",
-      "Lower clamp of the target (bit/s)", 1, G_MAXUINT, DEFAULT_MIN_BPS,
-      rw | GST_PARAM_MUTABLE_PLAYING);
-  props[PROP_MAX_BITRATE] = g_param_spec_uint ("max-bitrate", "Maximum bitrate",
-      "Upper clamp of the target (bit/s); may change while playing", 1, G_MAXUINT,
-      DEFAULT_MAX_BPS, rw | GST_PARAM_MUTABLE_PLAYING);
-  props[PROP_TARGET_BITRATE] = g_param_spec_uint ("target-bitrate", "Target bitrate",
-      "Current target from the congestion controller (bit/s, read-only, notifies); the "
-      "encoder gets it at its next key frame", 0, G_MAXUINT, DEFAULT_INITIAL_BPS,
-      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
-  props[PROP_ENCODER] = g_param_spec_object ("encoder", "Encoder",
-      "Encoder to drive (x264enc: bitrate kbit/s; vp8enc: target-bitrate bit/s; openh264enc: "
-      "bitrate bit/s; others: 'asmpsink-bitrate' bus message). NULL: search upstream",
-      GST_TYPE_ELEMENT, rw_ready);
-  props[PROP_RTCP_INTERVAL] = g_param_spec_uint ("rtcp-interval", "RTCP interval",
-      "Minimum RTCP interval (ms), given to rtpsession's rtcp-min-interval; stats are "
-      "posted once per RTCP packet", 1, 600000, GST_AM_DEFAULT_RTCP_INTERVAL_MS, rw_ready);
-  props[PROP_MAX_SSRCS_PER_HOST] = g_param_spec_uint ("max-ssrcs-per-host", "Max SSRCs per host",
-      "RTCP SSRCs one source address may speak for at a time; RTCP that would bind more is "
-      "dropped (rtcp-host-full), so one host cannot grow the member count and the RTCP interval "
-      "(docs/security.md). 0 = no limit (e.g. many test receivers on one host)", 0, G_MAXUINT,
-      GST_AM_GUARD_MAX_PER_HOST, rw_ready);
-  props[PROP_RECEIVER_TIMEOUT] = g_param_spec_uint ("receiver-timeout", "Receiver timeout",
-      "ASMP: a receiver silent this long (ms; no RR, no report) no longer holds the rate down; "
-      "0 = 3 x rtcp-interval. Raise it when receivers use a longer RTCP interval (large "
-      "groups)", 0, G_MAXUINT, 0, rw_ready);
-  props[PROP_TRACE_DIR] = g_param_spec_string ("trace-dir", "Trace directory",
-      "Directory for sd.txt and rate.csv (docs/run-directory.md); NULL: no traces", NULL,
-      rw_ready);
-  props[PROP_SDP_FILE] = g_param_spec_string ("sdp-file", "SDP file",
-      "Write an SDP describing the stream here when caps are known (NULL: none)", NULL,
-      rw_ready);
-  props[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
-      "Last 'asmpsink-stats' structure (see docs/elements.md)", GST_TYPE_STRUCTURE,
-      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
-  props[PROP_PACING] = g_param_spec_boolean ("pacing", "Pacing",
-      "Space RTP packets so the instantaneous rate is at most pacing-factor x target-bitrate "
-      "(TFMCC: RFC 4654 3.7's 8 s / X); false: packets leave as they arrive (a key frame in "
-      "one burst)", DEFAULT_PACING, rw | GST_PARAM_MUTABLE_PLAYING);
-  props[PROP_PACING_FACTOR] = g_param_spec_double ("pacing-factor", "Pacing factor",
-      "Packets leave at up to this multiple of the target (absorbs the encoder's key-frame "
-      "overshoot; 1.0 = exactly 8 s / X)", 1.0, 10.0, DEFAULT_PACING_FACTOR,
-      rw | GST_PARAM_MUTABLE_PLAYING);
-  props[PROP_MAX_PACING_DELAY] = g_param_spec_uint ("max-pacing-delay", "Maximum pacing delay",
-      "A packet waits at most this long (ms) in the pacer, then leaves at once, so pacing "
-      "never adds more latency", 0, 10000, DEFAULT_MAX_PACING_DELAY_MS,
-      rw | GST_PARAM_MUTABLE_PLAYING);
-  props[PROP_RATE_MATCH] = g_param_spec_boolean ("rate-match", "Rate matching",
-      "Scale the bitrate set on the encoder (within 0.75-1.33 x the target, once per GOP) so "
-      "that its measured output matches the target (x264 with a short VBV stays under its "
-      "setting; with its default VBV the gain learnt in easy scenes adds to its bursts, so "
-      "off by default)", FALSE,
-      rw | GST_PARAM_MUTABLE_PLAYING);
-  g_object_class_install_properties (gobject_class, N_PROPS, props);
-  gst_asmp_sink_fec_install_properties (gobject_class, N_PROPS);
+  gst_asmp_sink_install_properties (gobject_class);
   signals[SIGNAL_EXCLUDE_RECEIVER] = g_signal_new_class_handler ("exclude-receiver",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (gst_asmp_sink_exclude_receiver), NULL, NULL, NULL, G_TYPE_BOOLEAN, 2,
