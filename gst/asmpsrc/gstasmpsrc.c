@@ -583,8 +583,8 @@ gst_asmp_src_class_init (GstAsmpSrcClass * klass)
       "Loop our multicast RTCP back to this host (needed when other receivers or the sender "
       "share this network namespace; our own looped RTCP is dropped)", FALSE, rw_ready);
   props[PROP_PROTOCOL] = g_param_spec_enum ("protocol", "Protocol",
-      "Congestion control: asmp, or tfmcc as the comparator (must match the sender)",
-      GST_TYPE_AM_PROTOCOL, GST_AM_PROTOCOL_DEFAULT, rw_ready);
+      gst_am_enum_blurb (GST_TYPE_AM_PROTOCOL, "Congestion control (lib/cc's registry): ",
+          "; must match the sender"), GST_TYPE_AM_PROTOCOL, GST_AM_PROTOCOL_DEFAULT, rw_ready);
   props[PROP_CAPS] = g_param_spec_boxed ("caps", "Caps",
       "RTP caps of the stream (default " DEFAULT_CAPS ")", GST_TYPE_CAPS, rw_ready);
   props[PROP_RTCP_INTERVAL] = g_param_spec_uint ("rtcp-interval", "RTCP interval",

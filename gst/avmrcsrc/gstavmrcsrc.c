@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <amcc/controller.h>
+#include "../common/gstamcc.h"
 #include "../common/gstamlayers.h"
 #include "../common/gstamnet.h"
 #include "../common/gstamtrace.h"
@@ -540,8 +541,8 @@ gst_avmrc_src_class_init (GstAvmrcSrcClass * klass)
   props[PROP_LOOP] = g_param_spec_boolean ("loop", "Multicast loop",
       "Receive multicast looped back from this host", FALSE, rw);
   props[PROP_PROTOCOL] = g_param_spec_enum ("protocol", "Protocol",
-      "lib/cc's layered controller: avmrc (adaptive Vegas), rmrc (Reno model), vmrc (static "
-      "Vegas thresholds)", GST_TYPE_AM_LAYERED_PROTOCOL, gst_am_layered_protocol_default (), rw);
+      gst_am_enum_blurb (GST_TYPE_AM_LAYERED_PROTOCOL, "lib/cc's layered controller: ", ""),
+      GST_TYPE_AM_LAYERED_PROTOCOL, gst_am_layered_protocol_default (), rw);
   props[PROP_RATES] = g_param_spec_string ("rates", "Layer rates",
       "Cumulative rates B_1..B_n of the layers (kbit/s, increasing, comma-separated; NULL: "
       "the paper's 256 kbit/s x 1.5 per layer)", NULL, rw);

@@ -39,6 +39,24 @@ gst_am_protocol_get (gint value)
       : amcc_protocol_at (GST_AM_PROTOCOL_DEFAULT);
 }
 
+const gchar *
+gst_am_enum_blurb (GType enum_type, const gchar * lead, const gchar * tail)
+{
+  GEnumClass *klass = g_type_class_ref (enum_type);
+  GString *s = g_string_new (lead);
+  const gchar *interned;
+  guint i;
+
+  for (i = 0; i < klass->n_values; i++)
+    g_string_append_printf (s, "%s%s", i == 0 ? "" : i + 1 < klass->n_values ? ", " : " or ",
+        klass->values[i].value_nick);
+  g_string_append (s, tail);
+  interned = g_intern_string (s->str);      /* lives as long as the process */
+  g_string_free (s, TRUE);
+  g_type_class_unref (klass);
+  return interned;
+}
+
 gint
 gst_am_protocol_rtp_profile (const amcc_protocol * p)
 {

@@ -19,6 +19,10 @@ G_BEGIN_DECLS
 #define GST_TYPE_AM_PROTOCOL (gst_am_protocol_get_type ())
 GType gst_am_protocol_get_type (void);
 const amcc_protocol *gst_am_protocol_get (gint value);
+/* A property blurb that lists an enum's nicks ("a, b or c") between lead and tail, e.g.
+ * the protocols the registry accepts, so it never omits one. Built once per call site's
+ * arguments and kept for the life of the process (G_PARAM_STATIC_STRINGS may take it). */
+const gchar *gst_am_enum_blurb (GType enum_type, const gchar * lead, const gchar * tail);
 /* The rtpbin "rtp-profile" (GstRTPProfile) the protocol asks for. */
 gint gst_am_protocol_rtp_profile (const amcc_protocol * p);
 

@@ -143,3 +143,35 @@ amcc_fec_update (const amcc_fec_params *prm, double loss, double pps,
     *out = keep;
   return AMCC_OK;
 }
+
+double
+amcc_fec_target_share (uint32_t columns, uint32_t rows, double byte_share)
+{
+  double modelled;
+
+  if (columns == 0)
+    return 0.0;
+  modelled = overhead_of (columns, rows);
+  if (!(byte_share > modelled && byte_share <= 1.0))
+    return modelled;            /* NaN and out of range included */
+  return byte_share;
+}
+
+double
+amcc_fec_byte_share (uint64_t parity_bytes, uint64_t media_bytes)
+{
+  double p = (double) parity_bytes, m = (double) media_bytes;
+
+  return p + m > 0 ? p / (p + m) : 0.0;
+}
+
+uint32_t
+amcc_fec_media_rate (uint32_t target_bps, double share)
+{
+  double media;
+
+  if (!(share >= 0.0 && share <= 1.0))
+    share = 0.0;
+  media = target_bps * (1.0 - share);
+  return media >= 1.0 ? (uint32_t) media : 1;
+}

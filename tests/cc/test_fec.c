@@ -1,7 +1,7 @@
 /* test_fec.c - the FEC overhead policy (lib/cc/fec.c) against hand-computed matrices: none
  * without loss, the cheapest row FEC that reaches the residual target at 1 % loss, within 1.3 x
  * the overhead a real-valued L would need, a 4 x 4 matrix at 3 % when the cap binds, and the
- * delay and standard's limits respected. */
+ * delay and standard's limits respected; the target's split between media and parity. */
 #include "amtest.h"
 #include <math.h>
 #include <amcc/fec.h>
@@ -167,6 +167,48 @@ test_extra_bytes (void)
   amcc_receiver_free (r);
 }
 
+/* The target's split between media and parity (what asmpsink gives the encoder and the pacer):
+ * the modelled share r / (1 + r) unless parity took more of the bytes. */
+static void
+test_target_share (void)
+{
+  /* no matrix: no share, whatever was measured */
+  AMT_NEAR (amcc_fec_target_share (0, 0, 0.3), 0.0, 0);
+  /* L = 5 row only: r = 1/5, share (1/5) / (6/5) = 1/6; measured 0.1 is less */
+  AMT_NEAR (amcc_fec_target_share (5, 0, 0.1), 1.0 / 6, 1e-15);
+  /* measured 0.2 > 1/6: parity packets longer than the media they cover */
+  AMT_NEAR (amcc_fec_target_share (5, 0, 0.2), 0.2, 0);
+  /* 4 x 4: r = 1/4 + 1/4, share 1/3 */
+  AMT_NEAR (amcc_fec_target_share (4, 4, 0.1), 1.0 / 3, 1e-15);
+  /* a measurement that is no share counts as none */
+  AMT_NEAR (amcc_fec_target_share (5, 0, NAN), 1.0 / 6, 1e-15);
+  AMT_NEAR (amcc_fec_target_share (5, 0, 1.5), 1.0 / 6, 1e-15);
+  AMT_NEAR (amcc_fec_target_share (5, 0, -0.5), 1.0 / 6, 1e-15);
+
+  AMT_NEAR (amcc_fec_byte_share (0, 0), 0.0, 0);
+  AMT_NEAR (amcc_fec_byte_share (250, 750), 0.25, 1e-15);
+  AMT_NEAR (amcc_fec_byte_share (100, 0), 1.0, 0);
+  AMT_NEAR (amcc_fec_byte_share (0, 1000), 0.0, 0);
+
+  AMT_CHECK (amcc_fec_media_rate (1000000, 0.25) == 750000);
+  AMT_CHECK (amcc_fec_media_rate (1000000, 1.0 / 6) == 833333);   /* 833333.33 truncated */
+  AMT_CHECK (amcc_fec_media_rate (1000000, 0.0) == 1000000);
+  AMT_CHECK (amcc_fec_media_rate (4294967295u, 0.0) == 4294967295u);
+  AMT_CHECK (amcc_fec_media_rate (3, 0.9) == 1);          /* 0.3 bit/s: at least 1 */
+  AMT_CHECK (amcc_fec_media_rate (1000000, 1.0) == 1);
+  AMT_CHECK (amcc_fec_media_rate (1000000, NAN) == 1000000);
+  AMT_CHECK (amcc_fec_media_rate (1000000, -0.5) == 1000000);
+  AMT_CHECK (amcc_fec_media_rate (1000000, 1.5) == 1000000);
+
+  /* fec=auto's chain at 1 % loss, 100 pkt/s: L = 3 (test_one_percent), share 1/4, and of an
+   * 800 kbit/s target the encoder gets 600 kbit/s */
+  amcc_fec_choice c = choose (0.01, 100);
+  double share = amcc_fec_target_share (c.columns, c.rows, amcc_fec_byte_share (1000, 4000));
+  AMT_NEAR (share, 0.25, 1e-15);
+  AMT_NEAR (share, c.overhead, 0);
+  AMT_CHECK (amcc_fec_media_rate (800000, share) == 600000);
+}
+
 int
 main (void)
 {
@@ -176,5 +218,6 @@ main (void)
   AMT_RUN (test_limits);
   AMT_RUN (test_update_keeps);
   AMT_RUN (test_extra_bytes);
+  AMT_RUN (test_target_share);
   return amt_summary ();
 }

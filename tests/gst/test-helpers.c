@@ -10,6 +10,35 @@
 #include "common/gstamsdp.h"
 #include "common/gstamtrace.h"
 
+/* A protocol blurb lists what the registry accepts: every single-stream protocol's name, in
+ * "a, b or c" form between the caller's lead and tail. */
+GST_START_TEST (test_enum_blurb)
+{
+  static const GEnumValue one[] = { {0, "A", "a"}, {0, NULL, NULL} };
+  static const GEnumValue three[] = { {0, "A", "a"}, {1, "B", "b"}, {2, "C", "c"},
+    {0, NULL, NULL} };
+  GType t1 = g_enum_register_static ("AmtBlurbOne", one);
+  GType t3 = g_enum_register_static ("AmtBlurbThree", three);
+  const gchar *b = gst_am_enum_blurb (GST_TYPE_AM_PROTOCOL, "P: ", ".");
+  gsize i, listed = 0;
+
+  fail_unless_equals_string (gst_am_enum_blurb (t1, "x ", " y"), "x a y");
+  fail_unless_equals_string (gst_am_enum_blurb (t3, "", ""), "a, b or c");
+  /* the same text twice: one interned string */
+  fail_unless (gst_am_enum_blurb (t3, "", "") == gst_am_enum_blurb (t3, "", ""));
+  fail_unless (g_str_has_prefix (b, "P: ") && g_str_has_suffix (b, "."));
+  for (i = 0; i < amcc_protocol_count (); i++) {
+    const amcc_protocol *p = amcc_protocol_at (i);
+    if (p->max_streams != 1 || p->max_layers)
+      continue;
+    fail_unless (strstr (b, p->name) != NULL, "%s missing from '%s'", p->name, b);
+    listed++;
+  }
+  fail_unless (listed >= 3, "asmp, tfmcc and pgmcc at least: %s", b);     /* pgmcc was missed */
+  fail_unless (strstr (b, "pgmcc") != NULL);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_h264_types)
 {
   const guint8 idr[] = { 0x65, 0x88, 0x80 };
@@ -539,6 +568,7 @@ helpers_suite (void)
   tcase_add_test (tc, test_trace_append);
   tcase_add_test (tc, test_send_trace);
   tcase_add_test (tc, test_source_guard);
+  tcase_add_test (tc, test_enum_blurb);
   return s;
 }
 

@@ -55,6 +55,16 @@ int amcc_fec_choose (const amcc_fec_params *prm, double loss, double pps, amcc_f
  * best's. Loss at or below the target (none at all included): no FEC, at once. */
 int amcc_fec_update (const amcc_fec_params *prm, double loss, double pps,
     const amcc_fec_choice *current, amcc_fec_choice *out);
+/* FEC's share of the target while an L x D matrix is in force (0 columns: none, 0): its modelled
+ * share r / (1 + r), or the share of the bytes parity actually took (amcc_fec_byte_share) when
+ * larger: a parity packet is as long as the longest packet it covers, so parity's share of the
+ * bytes can exceed its share of the packets. byte_share outside [0, 1] counts as 0. */
+double amcc_fec_target_share (uint32_t columns, uint32_t rows, double byte_share);
+/* Parity's share of the bytes sent over an interval (0 when nothing was sent). */
+double amcc_fec_byte_share (uint64_t parity_bytes, uint64_t media_bytes);
+/* What the media may use of a target when FEC takes `share` of it: target x (1 - share), never
+ * below 1 bit/s (the encoder and the pacer take 0 as "no limit"); share outside [0, 1]: 0. */
+uint32_t amcc_fec_media_rate (uint32_t target_bps, double share);
 
 #ifdef __cplusplus
 }
