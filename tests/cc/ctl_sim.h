@@ -257,6 +257,9 @@ sim_run (sim *S, amcc_time until)
       node *n = &S->n[i];
       amcc_time due = amcc_receiver_early_due (n->r, S->now);
       int early = due != AMCC_TIME_NONE && due <= S->now && S->now - n->last_early >= EARLY_GAP;
+      if (n->silent)                    /* no catch-up burst when it speaks again */
+        while (n->next_rtcp <= S->now)
+          n->next_rtcp += IV;
       if (n->silent || (S->now < n->next_rtcp && !early))
         continue;
       receiver_rtcp (S, i);
