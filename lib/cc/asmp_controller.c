@@ -137,12 +137,13 @@ amcc_asmp_tx_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
 /* A report for the containment rules (contain.c): its rate, its loss and eq. 12 at that loss
  * and the RTT it reports, with the mean packet we send as P. */
 int
-amcc_asmp_tx_claim (amcc_sender *s, amcc_time now, const char name[4], uint8_t subtype,
-    const uint8_t *data, size_t len, amcc_claim *c)
+amcc_asmp_tx_claim (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
+    uint8_t subtype, const uint8_t *data, size_t len, amcc_claim *c)
 {
   amcc_asmp_report r;
 
   (void) now;
+  (void) ssrc;
   if (!is_asmp (name) || subtype != AMCC_ASMP_SUBTYPE_REPORT
       || amcc_asmp_report_decode (data, len, &r) != AMCC_OK)
     return 0;

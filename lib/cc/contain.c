@@ -120,24 +120,26 @@ other_is_low (const amcc_sender *s, amcc_time now, uint32_t ssrc, double below)
   return 0;
 }
 
-/* The rate the report counts with: its own, or target x (1 - damp_drop) for an unconfirmed
- * larger drop. */
+/* The rate the report counts with: its own, or (target when the drop began) x (1 - damp_drop)
+ * for a larger drop not yet confirmed; several reports within one interval do not compound. */
 static double
 damped_rate (amcc_sender *s, amcc_time now, amcc_peer *p, double claim)
 {
-  double floor = amcc_sender_last_rate (s) * (1 - s->cfg.damp_drop);
+  int pending = p->low_since != AMCC_TIME_NONE && now - p->low_since <= s->cfg.receiver_timeout;
+  double floor = (pending ? p->low_ref : amcc_sender_last_rate (s)) * (1 - s->cfg.damp_drop);
 
   if (claim >= floor) {
     p->low_since = AMCC_TIME_NONE;
     return claim;
   }
-  if (p->low_since != AMCC_TIME_NONE && now - p->low_since <= s->cfg.receiver_timeout
-      && now - p->low_since >= s->cfg.rtcp_interval / CONFIRM_GAP_DIV)
+  if (pending && now - p->low_since >= s->cfg.rtcp_interval / CONFIRM_GAP_DIV)
     return claim;                       /* its own later report confirms */
   if (other_is_low (s, now, p->ssrc, floor))
     return claim;
-  if (p->low_since == AMCC_TIME_NONE || now - p->low_since > s->cfg.receiver_timeout)
+  if (!pending) {
     p->low_since = now;
+    p->low_ref = amcc_sender_last_rate (s);
+  }
   return floor;
 }
 
@@ -153,7 +155,7 @@ amcc_contain_check (amcc_sender *s, amcc_time now, uint32_t ssrc, const char nam
   *use = data;
   memset (&c, 0, sizeof c);
   if (!ops->claim || ssrc == s->cfg.ssrc
-      || ops->claim (s, now, name, subtype, data, len, &c) != 1 || !(c.rate_bps > 0))
+      || ops->claim (s, now, ssrc, name, subtype, data, len, &c) != 1 || !(c.rate_bps > 0))
     return AMCC_APP_TAKEN;              /* no rate report: the protocol decides */
   if (s->cfg.plausible_margin > 0 && implausible (s, &c, amcc_contain_sent_bps (s, now))) {
     s->implausible++;

@@ -151,7 +151,7 @@ tx_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
  * at p with R = the largest RTT we measured (R_max), or R_max's initial value while the report
  * says the receiver has no RTT yet (it computes with that), s = the mean packet we send. */
 static int
-tx_claim (amcc_sender *s, amcc_time now, const char name[4], uint8_t subtype,
+tx_claim (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4], uint8_t subtype,
     const uint8_t *data, size_t len, amcc_claim *c)
 {
   struct amcc_tfmcc_report r;
@@ -169,8 +169,9 @@ tx_claim (amcc_sender *s, amcc_time now, const char name[4], uint8_t subtype,
   c->rate_bps = r.rate_bps;
   c->loss = r.have_loss ? r.loss_event_rate : 0;
   c->model_bps = r.have_loss && rtt > 0 ? amcc_tfmcc_rate (s->pkt_bytes, rtt, c->loss) : 0;
-  /* the CLR reports once per RTT (4.5), the others once per round */
-  c->period = st.has_clr && st.clr_rtt_s > 0 ? amcc_time_from_s (st.clr_rtt_s) : 0;
+  /* the CLR reports once per RTT (4.5), the others once per feedback round */
+  c->period = st.has_clr && st.clr_ssrc == ssrc && st.clr_rtt_s > 0
+      ? amcc_time_from_s (st.clr_rtt_s) : 0;
   return 1;
 }
 

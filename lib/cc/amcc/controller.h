@@ -151,6 +151,7 @@ typedef struct amcc_peer {
   double tokens;              /* report_limit's bucket */
   amcc_time tokens_at;        /* its last refill */
   amcc_time low_since;        /* first damped report of a drop now pending, NONE = none */
+  double low_ref;             /* the target when that drop began */
 } amcc_peer;
 
 typedef struct amcc_sender_stats {
@@ -215,8 +216,8 @@ typedef struct amcc_sender_ops {
   /* containment (optional; NULL: plausibility and damping skip the protocol's reports):
    * claim decodes a rate report into c (1), 0 when the APP is no rate report;
    * set_claim_rate rewrites the rate of the report in buf (len bytes, as claim accepted it). */
-  int (*claim) (amcc_sender *s, amcc_time now, const char name[4], uint8_t subtype,
-      const uint8_t *data, size_t len, amcc_claim *c);
+  int (*claim) (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
+      uint8_t subtype, const uint8_t *data, size_t len, amcc_claim *c);
   int (*set_claim_rate) (amcc_sender *s, uint8_t *buf, size_t len, double rate_bps);
 } amcc_sender_ops;
 
