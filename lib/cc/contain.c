@@ -66,15 +66,17 @@ amcc_contain_sent_bps (amcc_sender *s, amcc_time now)
 }
 
 /* The least an honest receiver reports: its protocol's TCP equation at the loss and RTT it
- * reports, or what of our rate reached it through that loss (a delay-based regime backs off
- * below the equation but stays near what arrives), whichever is lower. INFINITY: no bound. */
+ * reports, or what of our rate reached it through that loss, whichever is lower. The equation
+ * alone is no bound: ASMP's delay regime and its caps from the rate received report less, but
+ * stay near what arrives. INFINITY: no bound (we do not know yet what we sent). */
 static double
 honest_floor_bps (const amcc_claim *c, double sent_bps)
 {
-  double f = c->model_bps > 0 ? c->model_bps : INFINITY;
   double loss = c->loss > 0 ? (c->loss < 1 ? c->loss : 1) : 0;
 
-  return sent_bps > 0 ? fmin (f, (1 - loss) * sent_bps) : f;
+  if (!(sent_bps > 0))
+    return INFINITY;
+  return fmin (c->model_bps > 0 ? c->model_bps : INFINITY, (1 - loss) * sent_bps);
 }
 
 /* Below plausible_margin x the honest floor (none known: plausible). */

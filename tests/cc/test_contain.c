@@ -72,9 +72,11 @@ test_plausibility (void)
   CHECK (fabs (peer_rate (s, 0x101) - 9.9e3) < 10);    /* the wire's rate resolution */
   amcc_sender_free (s);
 
-  /* before two windows of sending nothing bounds a report without loss; margin 0 is off */
+  /* before two windows of sending nothing bounds a report, not even its equation (ASMP's
+   * delay regime reports below it); margin 0 is off */
   s = make_sender ("asmp", 0.25, 0, 0);
   CHECK (asmp_report (s, 0, HONEST, 1e3, 0, 0.04) == AMCC_APP_TAKEN);
+  CHECK (asmp_report (s, 0, 0x101, 1e3, 0.3, 0.04) == AMCC_APP_TAKEN);
   amcc_sender_free (s);
   s = make_sender ("asmp", 0, 0, 0);
   for (t = 0; t < SEC; t += 5 * MS)
