@@ -148,7 +148,8 @@ amcc_asmp_tx_claim (amcc_sender *s, amcc_time now, uint32_t ssrc, const char nam
       || amcc_asmp_report_decode (data, len, &r) != AMCC_OK)
     return 0;
   c->rate_bps = r.rate_bps;
-  c->loss = r.loss;
+  c->loss = r.loss;              /* eq. 2-3: a fraction of packets */
+  c->recv_bps = 0;
   c->model_bps = r.loss > 0 && r.rtt_s > 0 ? 8 * amcc_pftk_rate (s->pkt_bytes, r.rtt_s, r.loss)
       : 0;
   return 1;

@@ -66,17 +66,22 @@ amcc_contain_sent_bps (amcc_sender *s, amcc_time now)
 }
 
 /* The least an honest receiver reports: its protocol's TCP equation at the loss and RTT it
- * reports, or what of our rate reached it through that loss, whichever is lower. The equation
- * alone is no bound: ASMP's delay regime and its caps from the rate received report less, but
- * stay near what arrives. INFINITY: no bound (we do not know yet what we sent). */
+ * reports, or what reached it (the receive rate it reports, else what we sent less the loss
+ * fraction it reports), whichever is lower. The equation alone is no bound: ASMP's delay regime
+ * and the caps from the rate received report less, but stay near what arrives. INFINITY: no
+ * bound (what arrived is unknown). */
 static double
 honest_floor_bps (const amcc_claim *c, double sent_bps)
 {
-  double loss = c->loss > 0 ? (c->loss < 1 ? c->loss : 1) : 0;
+  double arrived;
 
-  if (!(sent_bps > 0))
+  if (c->recv_bps > 0)
+    arrived = c->recv_bps;
+  else if (c->loss >= 0 && sent_bps > 0)
+    arrived = (1 - (c->loss < 1 ? c->loss : 1)) * sent_bps;
+  else
     return INFINITY;
-  return fmin (c->model_bps > 0 ? c->model_bps : INFINITY, (1 - loss) * sent_bps);
+  return fmin (c->model_bps > 0 ? c->model_bps : INFINITY, arrived);
 }
 
 /* Below plausible_margin x the honest floor (none known: plausible). */

@@ -167,11 +167,14 @@ tx_claim (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4], uint
   amcc_tfmcc_params_init (&p);
   double rtt = r.have_rtt ? st.r_max_s : fmax (st.r_max_s, amcc_time_to_s (p.r_max_initial));
   c->rate_bps = r.rate_bps;
-  c->loss = r.have_loss ? r.loss_event_rate : 0;
-  c->model_bps = r.have_loss && rtt > 0 ? amcc_tfmcc_rate (s->pkt_bytes, rtt, c->loss) : 0;
-  /* the CLR reports once per RTT (4.5), the others once per feedback round */
-  c->period = st.has_clr && st.clr_ssrc == ssrc && st.clr_rtt_s > 0
-      ? amcc_time_from_s (st.clr_rtt_s) : 0;
+  c->loss = -1;                   /* p is a loss event rate, not a fraction of packets */
+  c->recv_bps = r.recv_rate_bps;
+  c->model_bps = r.have_loss && rtt > 0
+      ? amcc_tfmcc_rate (s->pkt_bytes, rtt, r.loss_event_rate) : 0;
+  /* the CLR reports once per RTT (4.5), and a receiver learns late (from our echo) that it
+   * no longer is: any receiver may report at the CLR's pace */
+  c->period = st.has_clr && st.clr_rtt_s > 0 ? amcc_time_from_s (st.clr_rtt_s) : 0;
+  (void) ssrc;
   return 1;
 }
 

@@ -189,7 +189,10 @@ typedef struct amcc_receiver amcc_receiver;
 /* What a rate report asks for, as the shared containment rules see it (sender_ops.claim). */
 typedef struct amcc_claim {
   double rate_bps;            /* the rate it reports */
-  double loss;                /* the loss (event) rate it reports, 0 = none */
+  double loss;                /* the fraction of packets it reports lost (then (1 - loss) x
+                                 what we sent reached it); < 0: the report has no such fraction
+                                 (TFMCC's p is a loss *event* rate) */
+  double recv_bps;            /* the rate it reports having received, 0 = none */
   double model_bps;           /* the protocol's TCP equation at its loss and RTT; 0 = none
                                  (no loss, or no RTT known) */
   amcc_time period;           /* the shortest spacing of an honest receiver's reports when the
