@@ -84,6 +84,29 @@ test_plausibility (void)
   CHECK (asmp_report (s, t, HONEST, 1e3, 0, 0.04) == AMCC_APP_TAKEN);
   CHECK (stats (s, t).implausible == 0);
   amcc_sender_free (s);
+
+  /* TFMCC states its receive rate: 1 Mbit/s received at p = 1 % and R = R_max's initial 0.5 s
+   * (no RTT measured yet), s = 1200 (nothing sent yet): RFC 4654's equation = 8 x 1200 /
+   * (0.5 (sqrt(0.02 / 3) + 12 sqrt(0.03 / 8) x 0.01 x 1.0032)) = 9600 / (0.5 x 0.08902)
+   * = 215.7 kbit/s, below the 1 Mbit/s received: the floor is 0.25 x 215.7 k = 53.9 kbit/s */
+  s = make_sender ("tfmcc", 0.25, 0, 0);
+  struct amcc_tfmcc_report tr = { .have_rtt = 0, .have_loss = 1, .loss_event_rate = 0.01,
+    .recv_rate_bps = 1e6 };
+  uint8_t buf[64];
+  int n;
+  tr.rate_bps = 53e3;
+  AMT_CHECK ((n = amcc_tfmcc_report_encode (&tr, buf, sizeof buf)) > 0);
+  CHECK (amcc_sender_on_app (s, t, HONEST, AMCC_TFMCC_APP_REPORT, 0, buf, (size_t) n)
+      == AMCC_APP_IMPLAUSIBLE);
+  tr.rate_bps = 55e3;
+  AMT_CHECK ((n = amcc_tfmcc_report_encode (&tr, buf, sizeof buf)) > 0);
+  CHECK (amcc_sender_on_app (s, t, HONEST, AMCC_TFMCC_APP_REPORT, 0, buf, (size_t) n)
+      == AMCC_APP_TAKEN);
+  amcc_sender_free (s);
+
+  /* out-of-range parameters are refused */
+  CHECK (make_sender ("asmp", 1.5, 0, 0) == NULL && make_sender ("asmp", -0.1, 0, 0) == NULL);
+  CHECK (make_sender ("asmp", 0, 1, 0) == NULL && make_sender ("asmp", 0, -0.5, 0) == NULL);
 }
 
 /* 4 reports per 0.5 s interval: a burst of 6 takes 4; 125 ms later one token is back (4 x

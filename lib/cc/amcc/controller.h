@@ -82,10 +82,11 @@ typedef struct amcc_ctl_config {
   double outlier_ratio;
   uint32_t outlier_intervals;
   /* sender, containment of a receiver lying in its own name (contain.c, issue 14); 0 = off.
-   * plausible_margin: a rate report below margin x the lowest rate an honest receiver could
-   * report (the protocol's own TCP equation at the loss and RTT it reports, and what we sent
-   * less that loss) is refused (AMCC_APP_IMPLAUSIBLE).
-   * damp_drop: a report taking the target down by more than this fraction counts as
+   * plausible_margin (0..1): a rate report below margin x the lowest rate an honest receiver
+   * could report (the lower of the protocol's own TCP equation at the loss and RTT it reports
+   * and what reached it: the receive rate it reports, else what we sent less the loss fraction
+   * it reports) is refused (AMCC_APP_IMPLAUSIBLE).
+   * damp_drop ([0, 1)): a report taking the target down by more than this fraction counts as
    * target x (1 - damp_drop) until confirmed by a later low report of the same receiver (at
    * least half an RTCP interval later) or by another receiver already that low.
    * report_limit: reports one receiver may send per RTCP interval, or per the protocol's own
@@ -109,7 +110,7 @@ typedef enum amcc_app_result {
   AMCC_APP_IGNORED = 2,       /* ours by name, not for this role (another sender's, our own) */
   AMCC_APP_UNPROVEN = 3,      /* from an SSRC that has not yet proven reception (cfg.proofs) */
   AMCC_APP_EXCLUDED = 4,      /* from a receiver the application excluded (amcc_sender_exclude) */
-  AMCC_APP_IMPLAUSIBLE = 5,   /* a rate below what its own loss and RTT allow (plausible_margin) */
+  AMCC_APP_IMPLAUSIBLE = 5,   /* a rate far below what its own report allows (plausible_margin) */
   AMCC_APP_LIMITED = 6        /* beyond the receiver's report_limit for this RTCP interval */
 } amcc_app_result;
 
