@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "amcc/asmp.h"
+#include "amcc/tcpmodel.h"
 #include "asmp_controller.h"
 
 #define MAX_ECHO 128            /* echo entries per SR at most (the RTCP MTU usually binds first) */
@@ -133,11 +134,47 @@ amcc_asmp_tx_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
   st->slowest_rate_bps = as.rated ? as.slowest_rate_bps : 0;
 }
 
+/* A report for the containment rules (contain.c): its rate, its loss and eq. 12 at that loss
+ * and the RTT it reports, with the mean packet we send as P. */
+int
+amcc_asmp_tx_claim (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
+    uint8_t subtype, const uint8_t *data, size_t len, amcc_claim *c)
+{
+  amcc_asmp_report r;
+
+  (void) now;
+  (void) ssrc;
+  if (!is_asmp (name) || subtype != AMCC_ASMP_SUBTYPE_REPORT
+      || amcc_asmp_report_decode (data, len, &r) != AMCC_OK)
+    return 0;
+  c->rate_bps = r.rate_bps;
+  c->loss = r.loss;              /* eq. 2-3: a fraction of packets */
+  c->recv_bps = 0;
+  c->model_bps = r.loss > 0 && r.rtt_s > 0 ? 8 * amcc_pftk_rate (s->pkt_bytes, r.rtt_s, r.loss)
+      : 0;
+  return 1;
+}
+
+int
+amcc_asmp_tx_set_claim_rate (amcc_sender *s, uint8_t *buf, size_t len, double rate_bps)
+{
+  amcc_asmp_report r;
+  size_t w;
+  int ret;
+
+  (void) s;
+  if ((ret = amcc_asmp_report_decode (buf, len, &r)) != AMCC_OK)
+    return ret;
+  r.rate_bps = rate_bps;
+  return amcc_asmp_report_encode (&r, buf, len, &w);
+}
+
 static const amcc_sender_ops sender_ops = {
   .create = tx_create, .destroy = amcc_asmp_tx_destroy,
   .on_report_block = amcc_asmp_tx_on_report_block, .on_app = amcc_asmp_tx_on_app,
   .on_bye = amcc_asmp_tx_on_bye, .rate = amcc_asmp_tx_rate, .next_app = amcc_asmp_tx_next_app,
-  .get_stats = amcc_asmp_tx_get_stats,
+  .get_stats = amcc_asmp_tx_get_stats, .claim = amcc_asmp_tx_claim,
+  .set_claim_rate = amcc_asmp_tx_set_claim_rate,
 };
 
 /* ---------------------------------------------------------------- receiver */

@@ -32,6 +32,9 @@ double amcc_asmp_tx_rate (amcc_sender *s, amcc_time now);
 int amcc_asmp_tx_next_app (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap,
     amcc_app *out);
 void amcc_asmp_tx_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st);
+int amcc_asmp_tx_claim (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
+    uint8_t subtype, const uint8_t *data, size_t len, amcc_claim *c);
+int amcc_asmp_tx_set_claim_rate (amcc_sender *s, uint8_t *buf, size_t len, double rate_bps);
 
 /* p: the receiver's ASMP parameters (cfg.initial_bps > 0 overrides p's initial rate) */
 void amcc_asmp_rx_init (asmp_rx *a, const amcc_ctl_config *cfg, const amcc_asmp_params *p);

@@ -64,6 +64,9 @@ amcc_ctl_config_init (amcc_ctl_config *c)
   c->clock_rate = 90000;
   c->outlier_ratio = 0.5;
   c->outlier_intervals = 10;
+  c->plausible_margin = 0.25;
+  c->damp_drop = 0.5;
+  c->report_limit = 4;
 }
 
 double
@@ -89,7 +92,9 @@ amcc_sender *
 amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_time now)
 {
   if (!proto || !proto->sender || !cfg || !(cfg->rtcp_interval > 0) || !rates_valid (cfg)
-      || !(cfg->outlier_ratio >= 0 && cfg->outlier_ratio < 1))
+      || !(cfg->outlier_ratio >= 0 && cfg->outlier_ratio < 1)
+      || !(cfg->plausible_margin >= 0 && cfg->plausible_margin <= 1)
+      || !(cfg->damp_drop >= 0 && cfg->damp_drop < 1))
     return NULL;
   amcc_ctl_config c = *cfg;
   if (c.receiver_timeout <= 0)
@@ -107,6 +112,7 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
   s->bye_seen = s->ramping = 0;
   s->last_rate = 0;
   s->outlier_on = 0;
+  amcc_contain_init (s);
   memset (s->group, 0, sizeof s->group);
   s->group[0] = s;
   s->group_n = 1;
@@ -176,6 +182,7 @@ amcc_time amcc_sender_receiver_timeout (const amcc_sender *s) { return s->cfg.re
 void
 amcc_sender_on_rtp_sent (amcc_sender *s, amcc_time now, size_t bytes)
 {
+  amcc_contain_on_sent (s, now, bytes);
   if (s->proto->sender->on_rtp_sent)
     s->proto->sender->on_rtp_sent (s, now, bytes);
 }
@@ -232,6 +239,8 @@ amcc_sender_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char nam
     uint8_t subtype, const uint8_t *data, size_t len)
 {
   const amcc_peer *p = amcc_peers_find (&s->peers, ssrc);
+  uint8_t damped[AMCC_CLAIM_MAX_LEN];
+  const uint8_t *use;
 
   if (p && p->excluded)
     return AMCC_APP_EXCLUDED;
@@ -239,7 +248,11 @@ amcc_sender_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char nam
   if (s->cfg.proofs && ssrc != s->cfg.ssrc
       && (!p || p->proofs < s->cfg.proofs))
     return AMCC_APP_UNPROVEN;
-  amcc_app_result r = s->proto->sender->on_app (s, now, ssrc, name, subtype, data, len);
+  amcc_app_result r = amcc_contain_check (s, now, ssrc, name, subtype, data, len, damped,
+      sizeof damped, &use);
+  if (r != AMCC_APP_TAKEN)
+    return r;
+  r = s->proto->sender->on_app (s, now, ssrc, name, subtype, use, len);
   if (r == AMCC_APP_TAKEN)
     s->last_heard = now;
   return r;
@@ -403,12 +416,16 @@ amcc_sender_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
     const amcc_peer *p = &s->peers.slot[i].p;
     amcc_time seen = p->heard > p->reported ? p->heard : p->reported;
     seen = p->proven > seen ? p->proven : seen;
+    seen = p->tokens_at > seen ? p->tokens_at : seen;
     if (s->peers.slot[i].used && !p->excluded && seen != AMCC_TIME_NONE && now - seen > forget)
       amcc_peers_remove (&s->peers, p->ssrc);  /* a later entry may move here: look again */
     else
       i++;
   }
   find_outlier (s, now, st);
+  st->implausible = s->implausible;
+  st->damped = s->damped;
+  st->limited = s->limited;
 }
 
 const amcc_peer *

@@ -40,6 +40,12 @@ struct amcc_sender {
   int outlier_on;              /* a candidate outlier is being timed */
   uint32_t outlier;
   amcc_time outlier_since;
+  /* containment (contain.c) */
+  amcc_time win_start;         /* the current window of what we sent, AMCC_TIME_NONE = none */
+  double win_bytes, sent_prev[2];      /* its bytes; the last two complete windows' */
+  uint32_t wins;               /* complete windows seen, up to 2 */
+  double pkt_bytes;            /* mean packet size sent (the TCP equations' s) */
+  uint64_t implausible, damped, limited;
   amcc_sender *group[AMCC_MAX_STREAMS];       /* the streams of the session, group[stream] */
   uint32_t group_n, stream;    /* 1 and 0 when not grouped */
 };
@@ -69,6 +75,18 @@ amcc_app_made (amcc_app *out, const char name[4], uint8_t subtype, size_t len)
   out->len = len;
   return 1;
 }
+
+/* Containment of receivers lying in their own name (contain.c): what we sent, then the rules
+ * of cfg.plausible_margin, report_limit and damp_drop in that order for an APP that passed the
+ * exclusion and proof checks. AMCC_APP_TAKEN: hand *use (data, or buf with a damped rate) on. */
+#define AMCC_CLAIM_MAX_LEN 64  /* a rate report longer than this is never damped */
+void amcc_contain_init (amcc_sender *s);
+void amcc_contain_on_sent (amcc_sender *s, amcc_time now, size_t bytes);
+amcc_app_result amcc_contain_check (amcc_sender *s, amcc_time now, uint32_t ssrc,
+    const char name[4], uint8_t subtype, const uint8_t *data, size_t len, uint8_t *buf,
+    size_t cap, const uint8_t **use);
+/* Our send rate as an honest receiver's report reflects it (bit/s), 0 = not known yet. */
+double amcc_contain_sent_bps (amcc_sender *s, amcc_time now);
 
 /* Uniform in [0, 1) from the role's generator (splitmix64). */
 double amcc_ctl_uniform (uint64_t *state);

@@ -70,7 +70,7 @@ amcc_peers_get (amcc_peers *t, uint32_t ssrc)
   p = &t->slot[i].p;
   memset (p, 0, sizeof *p);
   p->ssrc = ssrc;
-  p->heard = p->reported = p->proven = AMCC_TIME_NONE;
+  p->heard = p->reported = p->proven = p->tokens_at = p->low_since = AMCC_TIME_NONE;
   return p;
 }
 

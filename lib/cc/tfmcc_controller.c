@@ -1,8 +1,10 @@
 /* tfmcc_controller.c - TFMCC (RFC 4654) behind the controller interface (amcc/controller.h): an
  * adapter over amcc_tfmcc_sender / amcc_tfmcc_receiver and the TFMS/TFMR codecs (tfmcc.h says
  * how TFMCC rides on RTCP). No TFMCC arithmetic here. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "amcc/tcpmodel.h"
 #include "amcc/tfmcc.h"
 #include "controller_impl.h"
 
@@ -145,11 +147,56 @@ tx_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
   st->slowest_rate_bps = ts.has_clr ? ts.clr_rate_bps : 0;
 }
 
+/* A report for the containment rules (contain.c): its rate, p and the RFC 4654 2.1 equation
+ * at p with R = the largest RTT we measured (R_max), or R_max's initial value while the report
+ * says the receiver has no RTT yet (it computes with that), s = the mean packet we send. */
+static int
+tx_claim (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4], uint8_t subtype,
+    const uint8_t *data, size_t len, amcc_claim *c)
+{
+  struct amcc_tfmcc_report r;
+  struct amcc_tfmcc_sender_state st;
+  struct amcc_tfmcc_params p;
+
+  (void) now;
+  (void) subtype;
+  if (memcmp (name, AMCC_TFMCC_APP_REPORT, 4) != 0 || amcc_tfmcc_report_decode (&r, data, len) < 0
+      || r.leaving)
+    return 0;
+  amcc_tfmcc_sender_get_state (tx_of (s), &st);
+  amcc_tfmcc_params_init (&p);
+  double rtt = r.have_rtt ? st.r_max_s : fmax (st.r_max_s, amcc_time_to_s (p.r_max_initial));
+  c->rate_bps = r.rate_bps;
+  c->loss = -1;                   /* p is a loss event rate, not a fraction of packets */
+  c->recv_bps = r.recv_rate_bps;
+  c->model_bps = r.have_loss && rtt > 0
+      ? amcc_tfmcc_rate (s->pkt_bytes, rtt, r.loss_event_rate) : 0;
+  /* the CLR reports once per RTT (4.5), and a receiver learns late (from our echo) that it
+   * no longer is: any receiver may report at the CLR's pace */
+  c->period = st.has_clr && st.clr_rtt_s > 0 ? amcc_time_from_s (st.clr_rtt_s) : 0;
+  (void) ssrc;
+  return 1;
+}
+
+static int
+tx_set_claim_rate (amcc_sender *s, uint8_t *buf, size_t len, double rate_bps)
+{
+  struct amcc_tfmcc_report r;
+  int ret;
+
+  (void) s;
+  if ((ret = amcc_tfmcc_report_decode (&r, buf, len)) < 0)
+    return ret;
+  r.rate_bps = rate_bps;
+  return (ret = amcc_tfmcc_report_encode (&r, buf, len)) < 0 ? ret : AMCC_OK;
+}
+
 static const amcc_sender_ops sender_ops = {
   .create = tx_create, .destroy = tx_destroy, .on_rtp_sent = tx_on_rtp_sent,
   .on_report_block = tx_on_report_block, .on_app = tx_on_app, .on_bye = tx_on_bye,
   .rate = tx_rate, .set_limits = tx_set_limits, .next_app = tx_next_app,
-  .early_due = tx_early_due, .get_stats = tx_get_stats,
+  .early_due = tx_early_due, .get_stats = tx_get_stats, .claim = tx_claim,
+  .set_claim_rate = tx_set_claim_rate,
 };
 
 /* ---------------------------------------------------------------- receiver */

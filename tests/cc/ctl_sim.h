@@ -70,6 +70,7 @@ typedef struct {
 } sim;
 
 static uint32_t sim_proofs;   /* cfg.proofs for the next sim_init */
+static int sim_contain_off;   /* the next sim_init turns contain.c's rules off */
 
 static double
 uniform (uint64_t *st)
@@ -107,6 +108,8 @@ sim_init (sim *S, const amcc_protocol *p, int nn, double initial_bps, double max
   c.ssrc = SENDER_SSRC;
   c.seed = 1;
   c.proofs = S->proofs = sim_proofs;
+  if (sim_contain_off)
+    c.plausible_margin = c.damp_drop = 0, c.report_limit = 0;
   S->s = amcc_sender_new (p, &c, 0);
   AMT_CHECK (S->s != NULL);
   for (int i = 0; i < nn; i++) {
@@ -257,6 +260,9 @@ sim_run (sim *S, amcc_time until)
       node *n = &S->n[i];
       amcc_time due = amcc_receiver_early_due (n->r, S->now);
       int early = due != AMCC_TIME_NONE && due <= S->now && S->now - n->last_early >= EARLY_GAP;
+      if (n->silent)                    /* no catch-up burst when it speaks again */
+        while (n->next_rtcp <= S->now)
+          n->next_rtcp += IV;
       if (n->silent || (S->now < n->next_rtcp && !early))
         continue;
       receiver_rtcp (S, i);

@@ -524,6 +524,10 @@ GST_START_TEST (test_forged_feedback_dropped)
   gst_buffer_unref (next_sr (&f));
   st = stats (&f);
   fail_unless_equals_int (stat_u64 (st, "app-unproven"), 2);
+  /* lib/cc's containment counters are published; these packets never reached it */
+  fail_unless_equals_int (stat_u64 (st, "app-implausible"), 0);
+  fail_unless_equals_int (stat_u64 (st, "app-limited"), 0);
+  fail_unless_equals_int (stat_u64 (st, "app-damped"), 0);
   fail_unless_equals_int (stat_u64 (st, "rtcp-spoofed"), 2);
   fail_unless_equals_int (stat_u64 (st, "app-received"), 1);
   fail_unless (gst_structure_get_uint (st, "receivers", &receivers));

@@ -81,10 +81,25 @@ typedef struct amcc_ctl_config {
    * application may exclude it (amcc_sender_exclude). outlier_ratio 0: never an outlier */
   double outlier_ratio;
   uint32_t outlier_intervals;
+  /* sender, containment of a receiver lying in its own name (contain.c, issue 14); 0 = off.
+   * plausible_margin (0..1): a rate report below margin x the lowest rate an honest receiver
+   * could report (the lower of the protocol's own TCP equation at the loss and RTT it reports
+   * and what reached it: the receive rate it reports, else what we sent less the loss fraction
+   * it reports) is refused (AMCC_APP_IMPLAUSIBLE).
+   * damp_drop ([0, 1)): a report taking the target down by more than this fraction counts as
+   * target x (1 - damp_drop) until confirmed by a later low report of the same receiver (at
+   * least half an RTCP interval later) or by another receiver already that low.
+   * report_limit: reports one receiver may send per RTCP interval, or per the protocol's own
+   * report period when shorter (amcc_claim.period), as a bucket of that many tokens refilled
+   * at that rate; the rest are refused (AMCC_APP_LIMITED). */
+  double plausible_margin;
+  double damp_drop;
+  uint32_t report_limit;
 } amcc_ctl_config;
 
 /* Fills the defaults: 500 kbit/s in [64 kbit/s, 20 Mbit/s], 1 s RTCP, timeout 0, 90 kHz,
- * outliers below 0.5 x the next slowest for 10 intervals. */
+ * outliers below 0.5 x the next slowest for 10 intervals, containment: plausible_margin 0.25,
+ * damp_drop 0.5, report_limit 4. */
 void amcc_ctl_config_init (amcc_ctl_config *c);
 
 /* What became of an incoming APP packet (the caller counts these). */
@@ -94,7 +109,9 @@ typedef enum amcc_app_result {
   AMCC_APP_TAKEN = 1,         /* ours, used */
   AMCC_APP_IGNORED = 2,       /* ours by name, not for this role (another sender's, our own) */
   AMCC_APP_UNPROVEN = 3,      /* from an SSRC that has not yet proven reception (cfg.proofs) */
-  AMCC_APP_EXCLUDED = 4       /* from a receiver the application excluded (amcc_sender_exclude) */
+  AMCC_APP_EXCLUDED = 4,      /* from a receiver the application excluded (amcc_sender_exclude) */
+  AMCC_APP_IMPLAUSIBLE = 5,   /* a rate far below what its own report allows (plausible_margin) */
+  AMCC_APP_LIMITED = 6        /* beyond the receiver's report_limit for this RTCP interval */
 } amcc_app_result;
 
 /* An APP packet to append: payload in the caller's buffer. */
@@ -131,6 +148,11 @@ typedef struct amcc_peer {
   uint32_t proofs;            /* report blocks whose LSR was one of our recent SRs */
   amcc_time proven;           /* the last of them, AMCC_TIME_NONE = none */
   int excluded;               /* amcc_sender_exclude: its feedback is ignored */
+  /* containment (contain.c) */
+  double tokens;              /* report_limit's bucket */
+  amcc_time tokens_at;        /* its last refill */
+  amcc_time low_since;        /* first damped report of a drop now pending, NONE = none */
+  double low_ref;             /* the target when that drop began */
 } amcc_peer;
 
 typedef struct amcc_sender_stats {
@@ -142,6 +164,10 @@ typedef struct amcc_sender_stats {
   uint32_t outlier_ssrc;
   double outlier_rate_bps, next_rate_bps;     /* its reported rate; the next slowest's */
   uint32_t excluded;          /* receivers excluded by the application */
+  /* containment counters since amcc_sender_new (cfg.plausible_margin, damp_drop, report_limit) */
+  uint64_t implausible;       /* reports refused as implausibly low */
+  uint64_t damped;            /* reports taken at a damped rate */
+  uint64_t limited;           /* reports refused beyond the per-receiver rate limit */
 } amcc_sender_stats;
 
 typedef struct amcc_receiver_stats {
@@ -161,6 +187,20 @@ typedef struct amcc_receiver_stats {
 typedef struct amcc_sender amcc_sender;
 typedef struct amcc_receiver amcc_receiver;
 
+/* What a rate report asks for, as the shared containment rules see it (sender_ops.claim). */
+typedef struct amcc_claim {
+  double rate_bps;            /* the rate it reports */
+  double loss;                /* the fraction of packets it reports lost (then (1 - loss) x
+                                 what we sent reached it); < 0: the report has no such fraction
+                                 (TFMCC's p is a loss *event* rate) */
+  double recv_bps;            /* the rate it reports having received, 0 = none */
+  double model_bps;           /* the protocol's TCP equation at its loss and RTT; 0 = none
+                                 (no loss, or no RTT known) */
+  amcc_time period;           /* the shortest spacing of an honest receiver's reports when the
+                                 protocol reports faster than RTCP's interval (TFMCC's CLR: one
+                                 per RTT); 0 = one per RTCP interval */
+} amcc_claim;
+
 /* ---- what a protocol implements (one file in lib/cc; callers use the functions below) ---- */
 typedef struct amcc_sender_ops {
   amcc_sender *(*create) (const amcc_ctl_config *cfg, amcc_time now);
@@ -177,6 +217,12 @@ typedef struct amcc_sender_ops {
   int (*next_app) (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out);
   amcc_time (*early_due) (amcc_sender *s, amcc_time now);                     /* optional */
   void (*get_stats) (amcc_sender *s, amcc_time now, amcc_sender_stats *st);
+  /* containment (optional; NULL: plausibility and damping skip the protocol's reports):
+   * claim decodes a rate report into c (1), 0 when the APP is no rate report;
+   * set_claim_rate rewrites the rate of the report in buf (len bytes, as claim accepted it). */
+  int (*claim) (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
+      uint8_t subtype, const uint8_t *data, size_t len, amcc_claim *c);
+  int (*set_claim_rate) (amcc_sender *s, uint8_t *buf, size_t len, double rate_bps);
 } amcc_sender_ops;
 
 typedef struct amcc_receiver_ops {
