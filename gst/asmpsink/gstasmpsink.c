@@ -49,7 +49,7 @@ enum {
   PROP_PROTOCOL, PROP_INITIAL_BITRATE, PROP_MIN_BITRATE, PROP_MAX_BITRATE,
   PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_TRACE_DIR, PROP_SDP_FILE,
   PROP_STATS, PROP_RECEIVER_TIMEOUT, PROP_PACING, PROP_PACING_FACTOR, PROP_MAX_PACING_DELAY,
-  PROP_RATE_MATCH, PROP_FEC, PROP_FEC_ADDRESS, PROP_FEC_COLUMNS, PROP_FEC_ROWS,
+  PROP_RATE_MATCH, PROP_INTRA_REFRESH, PROP_FEC, PROP_FEC_ADDRESS, PROP_FEC_COLUMNS, PROP_FEC_ROWS,
   N_PROPS
 };
 static GParamSpec *props[N_PROPS];
@@ -467,6 +467,9 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
     case PROP_RATE_MATCH:
       gst_am_encoder_set_match (&self->enc, g_value_get_boolean (value));
       break;
+    case PROP_INTRA_REFRESH:
+      gst_am_encoder_set_intra_refresh (&self->enc, g_value_get_boolean (value));
+      break;
     case PROP_FEC:
       self->fec_mode = g_value_get_enum (value);
       break;
@@ -528,6 +531,7 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PACING_FACTOR: g_value_set_double (value, self->pacing_factor); break;
     case PROP_MAX_PACING_DELAY: g_value_set_uint (value, self->max_pacing_delay_ms); break;
     case PROP_RATE_MATCH: g_value_set_boolean (value, self->enc.match); break;
+    case PROP_INTRA_REFRESH: g_value_set_boolean (value, self->enc.intra_refresh); break;
     case PROP_FEC: g_value_set_enum (value, self->fec_mode); break;
     case PROP_FEC_ADDRESS: g_value_set_string (value, self->fec_address); break;
     case PROP_FEC_COLUMNS: g_value_set_uint (value, self->fec_columns); break;
@@ -904,6 +908,11 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
       "setting; with its default VBV the gain learnt in easy scenes adds to its bursts, so "
       "off by default)", FALSE,
       rw | GST_PARAM_MUTABLE_PLAYING);
+  props[PROP_INTRA_REFRESH] = g_param_spec_boolean ("intra-refresh", "Intra refresh",
+      "Set the upstream x264enc to periodic intra refresh (a column of intra blocks sweeps the "
+      "picture once per key-int-max frames) instead of an IDR frame per key interval: no "
+      "key-frame burst for the bottleneck queue to drop; the bitrate changes at each sweep's "
+      "start. false leaves the encoder's own setting", FALSE, rw_ready);
   props[PROP_FEC] = g_param_spec_enum ("fec", "FEC",
       "SMPTE 2022-1 FEC (rtpst2022-1-fecenc) on fec-address: off; auto: the matrix from the "
       "worst loss the receivers report (none while nobody loses; lib/cc/fec.c); fixed: "

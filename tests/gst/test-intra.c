@@ -1,0 +1,367 @@
+/* test-intra.c - periodic intra refresh instead of IDR frames (issue 15 item 1).
+ *   - asmpsink intra-refresh=true reaches the upstream x264enc: one IDR (the first frame), then
+ *     only refresh sweeps; off leaves x264enc's IDR frames; an encoder without intra refresh
+ *     gets a bus warning and keeps running.
+ *   - A receiver joining mid-stream (rtph264depay ! avdec_h264, as amcast-node's receivers)
+ *     shows the same pictures as one that saw the whole stream within two refresh periods:
+ *     the parameter sets come again at the next sweep's start (x264 repeats them there), the
+ *     sweep then rebuilds the picture. With IDR frames it takes up to one key interval.
+ * Network: RTP goes to 127.0.0.1 only (asmpsink); the late-join tests run in-process. */
+#include "amgsttest.h"
+
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <string.h>
+
+#define W 320                   /* 20 macroblocks: x264 sweeps 1 column per frame */
+#define H 180
+#define FRAMES 150
+#define KEY_INT 25              /* key-int-max: the refresh period, frames */
+#define JOIN 37                 /* mid-period: periods start at frames 0, 25, 50, ... */
+
+static gboolean
+have (const gchar * factory)
+{
+  GstElementFactory *f = gst_element_factory_find (factory);
+
+  if (!f) {
+    g_print ("SKIP: %s is not installed (gst-inspect-1.0 %s fails)\n", factory, factory);
+    return FALSE;
+  }
+  gst_object_unref (f);
+  return TRUE;
+}
+
+/* ---- in-process late join ---------------------------------------------------------------- */
+
+/* Encodes FRAMES frames of a moving picture into RTP packets (x264 in one thread: the same
+ * stream every run). Returns the packets (refs); *caps the RTP caps. */
+static GPtrArray *
+encode_rtp (gboolean intra_refresh, GstCaps ** caps)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball motion=wavy ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=25/1 ! x264enc tune=zerolatency "
+      "speed-preset=ultrafast threads=1 key-int-max=%d intra-refresh=%s ! "
+      "video/x-h264,profile=baseline ! rtph264pay config-interval=-1 mtu=1200 ! "
+      "appsink name=out sync=false", FRAMES, W, H, KEY_INT, intra_refresh ? "true" : "false");
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstElement *out;
+  GPtrArray *pkts = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_buffer_unref);
+  GstSample *s;
+
+  fail_unless (pipe != NULL, "%s", desc);
+  out = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  *caps = NULL;
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  while ((s = gst_app_sink_pull_sample (GST_APP_SINK (out)))) {
+    if (!*caps)
+      *caps = gst_caps_ref (gst_sample_get_caps (s));
+    g_ptr_array_add (pkts, gst_buffer_ref (gst_sample_get_buffer (s)));
+    gst_sample_unref (s);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (out);
+  gst_object_unref (pipe);
+  g_free (desc);
+  fail_unless (*caps != NULL && pkts->len >= FRAMES);
+  return pkts;
+}
+
+/* Feeds the packets with PTS >= from_pts to the receivers' decode chain; returns PTS -> luma
+ * plane (GBytes) of every picture it output. */
+static GHashTable *
+decode_from (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts)
+{
+  GstElement *pipe = gst_parse_launch ("appsrc name=in format=time ! rtph264depay ! "
+      "avdec_h264 max-threads=1 ! video/x-raw,format=I420 ! appsink name=out sync=false",
+      NULL);
+  GstElement *in, *out;
+  GHashTable *pics = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+      (GDestroyNotify) g_bytes_unref);
+  GstSample *s;
+  guint i;
+
+  fail_unless (pipe != NULL);
+  in = gst_bin_get_by_name (GST_BIN (pipe), "in");
+  out = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  g_object_set (in, "caps", caps, NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < pkts->len; i++) {
+    GstBuffer *b = g_ptr_array_index (pkts, i);
+    if (GST_BUFFER_PTS (b) >= from_pts)
+      gst_app_src_push_buffer (GST_APP_SRC (in), gst_buffer_ref (b));
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (in));
+  while ((s = gst_app_sink_pull_sample (GST_APP_SINK (out)))) {
+    GstBuffer *b = gst_sample_get_buffer (s);
+    GstMapInfo m;
+    gint64 *key = g_new (gint64, 1);
+
+    fail_unless (gst_buffer_map (b, &m, GST_MAP_READ) && m.size >= W * H);
+    *key = (gint64) GST_BUFFER_PTS (b);
+    g_hash_table_replace (pics, key, g_bytes_new (m.data, W * H));
+    gst_buffer_unmap (b, &m);
+    gst_sample_unref (s);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (in);
+  gst_object_unref (out);
+  gst_object_unref (pipe);
+  return pics;
+}
+
+static gint
+cmp_u64 (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Joins at frame JOIN; returns the first frame from which every picture of the late receiver
+ * equals the whole-stream receiver's (-1: never), and *shown the late receiver's pictures
+ * before that frame (shown, but not yet the stream's picture). */
+static gint
+late_join_recovery (gboolean intra_refresh, guint * shown)
+{
+  GstCaps *caps;
+  GPtrArray *pkts = encode_rtp (intra_refresh, &caps);
+  GHashTable *full = decode_from (pkts, caps, 0), *late;
+  GList *keys = g_hash_table_get_keys (full), *l;
+  GArray *pts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  gint i, recovered = -1;
+
+  for (l = keys; l; l = l->next)
+    g_array_append_val (pts, *(gint64 *) l->data);
+  g_list_free (keys);
+  g_array_sort (pts, cmp_u64);
+  fail_unless_equals_int (pts->len, FRAMES);   /* the whole-stream receiver shows every frame */
+  late = decode_from (pkts, caps, g_array_index (pts, guint64, JOIN));
+  *shown = 0;
+  for (i = pts->len - 1; i >= JOIN; i--) {
+    gint64 t = (gint64) g_array_index (pts, guint64, i);
+    GBytes *a = g_hash_table_lookup (full, &t), *b = g_hash_table_lookup (late, &t);
+    if (!b || !g_bytes_equal (a, b))
+      break;
+    recovered = i;
+  }
+  for (i = JOIN; recovered >= 0 && i < recovered; i++) {
+    gint64 t = (gint64) g_array_index (pts, guint64, i);
+    *shown += g_hash_table_contains (late, &t);
+  }
+  g_print ("late join at frame %d, intra-refresh=%d: the stream's picture from frame %d "
+      "(%d frames, %.2f s at 25 fps), %u pictures shown before\n", JOIN, intra_refresh,
+      recovered, recovered - JOIN, (recovered - JOIN) / 25.0, *shown);
+  g_hash_table_unref (full);
+  g_hash_table_unref (late);
+  g_array_free (pts, TRUE);
+  g_ptr_array_unref (pkts);
+  gst_caps_unref (caps);
+  return recovered;
+}
+
+/* Intra refresh: the parameter sets come with the sweep starting at frame 50, which rebuilds
+ * the picture column by column; from then on the late receiver shows exactly the stream's
+ * pictures. Bound: the next sweep's start plus one sweep, 2 x KEY_INT frames. */
+GST_START_TEST (test_late_joiner_intra_refresh)
+{
+  guint shown;
+  gint r;
+
+  if (!have ("x264enc") || !have ("avdec_h264"))
+    return;
+  r = late_join_recovery (TRUE, &shown);
+  fail_unless (r >= 0, "the late receiver never showed the stream's picture");
+  fail_unless (r <= JOIN + 2 * KEY_INT, "recovered at frame %d, bound %d", r,
+      JOIN + 2 * KEY_INT);
+  /* it joined without parameter sets: nothing whole before the next sweep starts */
+  fail_unless (r > 2 * KEY_INT, "recovered at frame %d, before the sweep starting at %d", r,
+      2 * KEY_INT);
+}
+GST_END_TEST;
+
+/* The comparison: with IDR frames the late receiver shows the stream from the next IDR on. */
+GST_START_TEST (test_late_joiner_idr)
+{
+  guint shown;
+  gint r;
+
+  if (!have ("x264enc") || !have ("avdec_h264"))
+    return;
+  r = late_join_recovery (FALSE, &shown);
+  fail_unless_equals_int (r, 2 * KEY_INT);
+}
+GST_END_TEST;
+
+/* ---- the option reaches the encoder ------------------------------------------------------ */
+
+typedef struct {
+  GMutex lock;
+  guint idr_frames, key_frames;
+  guint32 last_idr_ts;
+  gboolean any_idr;
+} Count;
+
+/* Does this H.264 RTP payload (RFC 6184) carry an IDR slice? Single NAL unit, STAP-A (every
+ * unit, bounded by len) or the start fragment of an FU-A. */
+static gboolean
+payload_has_idr (const guint8 * p, guint len)
+{
+  guint type, off;
+
+  if (len < 1)
+    return FALSE;
+  type = p[0] & 0x1f;
+  if (type == 28)
+    return len >= 2 && (p[1] & 0x80) && (p[1] & 0x1f) == 5;
+  if (type != 24)
+    return type == 5;
+  for (off = 1; off + 2 < len;) {
+    guint n = ((guint) p[off] << 8) | p[off + 1];
+    if (n == 0 || off + 2 + n > len)
+      return FALSE;
+    if ((p[off + 2] & 0x1f) == 5)
+      return TRUE;
+    off += 2 + n;
+  }
+  return FALSE;
+}
+
+static GstPadProbeReturn
+rtp_probe (GstPad * pad, GstPadProbeInfo * info, Count * c)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  if (gst_rtp_buffer_map (b, GST_MAP_READ, &rtp)) {
+    guint32 ts = gst_rtp_buffer_get_timestamp (&rtp);
+    g_mutex_lock (&c->lock);
+    if (payload_has_idr (gst_rtp_buffer_get_payload (&rtp),
+            gst_rtp_buffer_get_payload_len (&rtp)) && (!c->any_idr || ts != c->last_idr_ts)) {
+      c->idr_frames++;
+      c->last_idr_ts = ts;
+      c->any_idr = TRUE;
+    }
+    g_mutex_unlock (&c->lock);
+    gst_rtp_buffer_unmap (&rtp);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+enc_probe (GstPad * pad, GstPadProbeInfo * info, Count * c)
+{
+  if (!GST_BUFFER_FLAG_IS_SET (GST_PAD_PROBE_INFO_BUFFER (info), GST_BUFFER_FLAG_DELTA_UNIT)) {
+    g_mutex_lock (&c->lock);
+    c->key_frames++;
+    g_mutex_unlock (&c->lock);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* 60 frames, key-int-max=10, through asmpsink with the given intra-refresh; returns the
+ * encoder's intra-refresh at the end, counts in c, bus warnings in *warnings. */
+static gboolean
+run_sink (const gchar * enc_desc, const gchar * pay, gboolean sink_ir, Count * c,
+    guint * warnings)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=60 pattern=ball ! "
+      "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! %s name=enc ! "
+      "%s name=pay ! asmpsink name=sink address=127.0.0.1 port=%d intra-refresh=%s "
+      "rtcp-interval=100", enc_desc, pay, amt_free_port_pair (), sink_ir ? "true" : "false");
+  GstElement *pipe = gst_parse_launch (desc, NULL), *enc, *pay_el;
+  GstPad *pad;
+  GstBus *bus;
+  GstMessage *m;
+  gboolean ir = FALSE;
+  guint errors = 0;
+
+  fail_unless (pipe != NULL, "%s", desc);
+  g_mutex_init (&c->lock);
+  enc = gst_bin_get_by_name (GST_BIN (pipe), "enc");
+  pay_el = gst_bin_get_by_name (GST_BIN (pipe), "pay");
+  pad = gst_element_get_static_pad (enc, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, (GstPadProbeCallback) enc_probe, c, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (pay_el, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, (GstPadProbeCallback) rtp_probe, c, NULL);
+  gst_object_unref (pad);
+  bus = gst_element_get_bus (pipe);
+  *warnings = 0;
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  while ((m = gst_bus_timed_pop (bus, 60 * GST_SECOND))) {
+    GstMessageType t = GST_MESSAGE_TYPE (m);
+    if (t == GST_MESSAGE_WARNING)
+      (*warnings)++;
+    if (t == GST_MESSAGE_ERROR)
+      errors++;
+    gst_message_unref (m);
+    if (t == GST_MESSAGE_EOS || t == GST_MESSAGE_ERROR)
+      break;
+  }
+  fail_unless (m != NULL, "pipeline did not finish");
+  fail_unless_equals_int (errors, 0);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (enc), "intra-refresh"))
+    g_object_get (enc, "intra-refresh", &ir, NULL);
+  gst_object_unref (enc);
+  gst_object_unref (pay_el);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  g_mutex_clear (&c->lock);
+  g_free (desc);
+  return ir;
+}
+
+GST_START_TEST (test_sink_sets_intra_refresh)
+{
+  Count on = { 0 }, off = { 0 };
+  guint w_on, w_off;
+  gboolean ir_on, ir_off;
+
+  if (!have ("x264enc") || !have ("rtph264pay"))
+    return;
+  ir_on = run_sink ("x264enc tune=zerolatency key-int-max=10", "rtph264pay", TRUE, &on, &w_on);
+  ir_off = run_sink ("x264enc tune=zerolatency key-int-max=10", "rtph264pay", FALSE, &off,
+      &w_off);
+  g_print ("intra-refresh on: %u IDR frames, %u key frames; off: %u IDR, %u key\n",
+      on.idr_frames, on.key_frames, off.idr_frames, off.key_frames);
+  fail_unless (ir_on, "asmpsink intra-refresh=true did not reach x264enc");
+  fail_unless (!ir_off, "asmpsink intra-refresh=false changed x264enc");
+  fail_unless_equals_int (on.idr_frames, 1);   /* the first frame only */
+  fail_unless (on.key_frames >= 5, "%u refresh periods flagged in 60 frames", on.key_frames);
+  fail_unless (off.idr_frames >= 6, "%u IDR frames in 60 with key-int-max=10", off.idr_frames);
+  fail_unless_equals_int (w_on, 0);
+  fail_unless_equals_int (w_off, 0);
+}
+GST_END_TEST;
+
+/* vp8enc has no intra refresh: a warning on the bus, and the stream still flows. */
+GST_START_TEST (test_sink_intra_refresh_other_encoder)
+{
+  Count c = { 0 };
+  guint warnings;
+
+  if (!have ("vp8enc") || !have ("rtpvp8pay"))
+    return;
+  run_sink ("vp8enc deadline=1 keyframe-max-dist=10", "rtpvp8pay", TRUE, &c, &warnings);
+  fail_unless_equals_int (warnings, 1);
+  fail_unless (c.key_frames >= 5, "vp8enc kept its key frames: %u", c.key_frames);
+}
+GST_END_TEST;
+
+static Suite *
+intra_suite (void)
+{
+  Suite *s = suite_create ("intra-refresh");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_sink_sets_intra_refresh);
+  tcase_add_test (tc, test_sink_intra_refresh_other_encoder);
+  tcase_add_test (tc, test_late_joiner_intra_refresh);
+  tcase_add_test (tc, test_late_joiner_idr);
+  return s;
+}
+
+GST_CHECK_MAIN (intra);
