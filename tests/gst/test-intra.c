@@ -12,6 +12,7 @@
 
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
 #include <string.h>
 
 #define W 320                   /* 20 macroblocks: x264 sweeps 1 column per frame */
@@ -239,6 +240,99 @@ GST_START_TEST (test_lost_frame_num_wrap)
 }
 GST_END_TEST;
 
+/* ---- key frames on demand ---------------------------------------------------------------- */
+
+typedef struct {
+  GMutex lock;
+  GstElement *enc;
+  guint in, out;
+  GArray *keys;                 /* output indices flagged as key frames */
+} Demand;
+
+static GstPadProbeReturn
+demand_in (GstPad * pad, GstPadProbeInfo * info, Demand * d)
+{
+  guint n;
+
+  g_mutex_lock (&d->lock);
+  n = d->in++;
+  g_mutex_unlock (&d->lock);
+  /* three requests in a row (e.g. three receivers' PLIs): one sweep answers them all */
+  if (n >= 60 && n <= 62)
+    gst_pad_push_event (pad, gst_video_event_new_upstream_force_key_unit (GST_CLOCK_TIME_NONE,
+            FALSE, n));
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+demand_out (GstPad * pad, GstPadProbeInfo * info, Demand * d)
+{
+  g_mutex_lock (&d->lock);
+  if (!GST_BUFFER_FLAG_IS_SET (GST_PAD_PROBE_INFO_BUFFER (info), GST_BUFFER_FLAG_DELTA_UNIT))
+    g_array_append_val (d->keys, d->out);
+  d->out++;
+  g_mutex_unlock (&d->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* With intra refresh a force-key-unit request (what rtpbin makes of a receiver's PLI) starts a
+ * new sweep at once when none runs: key-int-max=250, so without requests no sweep would start
+ * before frame 250; the first sweep (20 columns, one per frame) is over by frame 60. */
+GST_START_TEST (test_key_on_demand_intra_refresh)
+{
+  Demand d = { 0 };
+  GstElement *pipe;
+  GstPad *pad;
+  GstBus *bus;
+  GstMessage *m;
+  guint i, late = 0;
+
+  if (!have ("x264enc"))
+    return;
+  pipe = gst_parse_launch ("videotestsrc num-buffers=120 pattern=ball ! "
+      "video/x-raw,format=I420,width=320,height=180,framerate=25/1 ! x264enc name=enc "
+      "tune=zerolatency speed-preset=ultrafast threads=1 key-int-max=250 intra-refresh=true ! "
+      "fakesink name=out sync=false", NULL);
+  fail_unless (pipe != NULL);
+  g_mutex_init (&d.lock);
+  d.keys = g_array_new (FALSE, FALSE, sizeof (guint));
+  d.enc = gst_bin_get_by_name (GST_BIN (pipe), "enc");
+  pad = gst_element_get_static_pad (d.enc, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, (GstPadProbeCallback) demand_out, &d,
+      NULL);
+  gst_object_unref (pad);
+  {
+    GstElement *out = gst_bin_get_by_name (GST_BIN (pipe), "out");
+    pad = gst_element_get_static_pad (out, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, (GstPadProbeCallback) demand_in, &d,
+        NULL);
+    gst_object_unref (pad);
+    gst_object_unref (out);
+  }
+  bus = gst_element_get_bus (pipe);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  for (i = 0; i < d.keys->len; i++)
+    g_print ("key frame (sweep start) at output frame %u\n", g_array_index (d.keys, guint, i));
+  /* the first request starts a sweep at once; the two made while it runs are queued by x264
+   * as one more sweep after it (20 frames later), not one each */
+  fail_unless_equals_int (d.keys->len, 3);
+  fail_unless_equals_int (g_array_index (d.keys, guint, 0), 0);
+  late = g_array_index (d.keys, guint, 1);
+  fail_unless (late >= 60 && late <= 64, "first sweep on demand at frame %u", late);
+  i = g_array_index (d.keys, guint, 2);
+  fail_unless (i >= late + 15 && i <= late + 25, "queued sweep at frame %u", i);
+  g_array_free (d.keys, TRUE);
+  g_mutex_clear (&d.lock);
+  gst_object_unref (d.enc);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
 /* ---- the option reaches the encoder ------------------------------------------------------ */
 
 typedef struct {
@@ -409,6 +503,7 @@ intra_suite (void)
   tcase_add_test (tc, test_late_joiner_intra_refresh);
   tcase_add_test (tc, test_late_joiner_idr);
   tcase_add_test (tc, test_lost_frame_num_wrap);
+  tcase_add_test (tc, test_key_on_demand_intra_refresh);
   return s;
 }
 
