@@ -70,13 +70,16 @@ encode_rtp (gboolean intra_refresh, GstCaps ** caps)
 }
 
 /* Feeds the packets with PTS >= from_pts, except those with PTS drop_pts, to the receivers'
- * decode chain; returns PTS -> luma plane (GBytes) of every picture it output. */
+ * decode chain (avdec_h264 with dec_opts); returns PTS -> luma plane (GBytes) of every picture
+ * it output. */
 static GHashTable *
-decode_from (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTime drop_pts)
+decode_opts (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTime drop_pts,
+    const gchar * dec_opts)
 {
-  GstElement *pipe = gst_parse_launch ("appsrc name=in format=time ! rtph264depay ! "
-      "avdec_h264 max-threads=1 ! video/x-raw,format=I420 ! appsink name=out sync=false",
-      NULL);
+  gchar *desc = g_strdup_printf ("appsrc name=in format=time ! rtph264depay ! "
+      "avdec_h264 max-threads=1 %s ! video/x-raw,format=I420 ! appsink name=out sync=false",
+      dec_opts);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
   GstElement *in, *out;
   GHashTable *pics = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
       (GDestroyNotify) g_bytes_unref);
@@ -109,7 +112,14 @@ decode_from (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTi
   gst_object_unref (in);
   gst_object_unref (out);
   gst_object_unref (pipe);
+  g_free (desc);
   return pics;
+}
+
+static GHashTable *
+decode_from (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTime drop_pts)
+{
+  return decode_opts (pkts, caps, from_pts, drop_pts, "");
 }
 
 static gint
@@ -123,7 +133,7 @@ cmp_u64 (gconstpointer a, gconstpointer b)
  * equals the whole-stream receiver's (-1: never), and *shown the late receiver's pictures
  * before that frame (shown, but not yet the stream's picture). */
 static gint
-late_join_recovery (gboolean intra_refresh, guint * shown)
+late_join_recovery_opts (gboolean intra_refresh, const gchar * dec_opts, guint * shown)
 {
   GstCaps *caps;
   GPtrArray *pkts = encode_rtp (intra_refresh, &caps);
@@ -137,7 +147,8 @@ late_join_recovery (gboolean intra_refresh, guint * shown)
   g_list_free (keys);
   g_array_sort (pts, cmp_u64);
   fail_unless_equals_int (pts->len, FRAMES);   /* the whole-stream receiver shows every frame */
-  late = decode_from (pkts, caps, g_array_index (pts, guint64, JOIN), GST_CLOCK_TIME_NONE);
+  late = decode_opts (pkts, caps, g_array_index (pts, guint64, JOIN), GST_CLOCK_TIME_NONE,
+      dec_opts);
   *shown = 0;
   for (i = pts->len - 1; i >= JOIN; i--) {
     gint64 t = (gint64) g_array_index (pts, guint64, i);
@@ -150,15 +161,21 @@ late_join_recovery (gboolean intra_refresh, guint * shown)
     gint64 t = (gint64) g_array_index (pts, guint64, i);
     *shown += g_hash_table_contains (late, &t);
   }
-  g_print ("late join at frame %d, intra-refresh=%d: the stream's picture from frame %d "
+  g_print ("late join at frame %d, intra-refresh=%d %s: the stream's picture from frame %d "
       "(%d frames, %.2f s at 25 fps), %u pictures shown before\n", JOIN, intra_refresh,
-      recovered, recovered - JOIN, (recovered - JOIN) / 25.0, *shown);
+      dec_opts, recovered, recovered - JOIN, (recovered - JOIN) / 25.0, *shown);
   g_hash_table_unref (full);
   g_hash_table_unref (late);
   g_array_free (pts, TRUE);
   g_ptr_array_unref (pkts);
   gst_caps_unref (caps);
   return recovered;
+}
+
+static gint
+late_join_recovery (gboolean intra_refresh, guint * shown)
+{
+  return late_join_recovery_opts (intra_refresh, "", shown);
 }
 
 /* Intra refresh: the parameter sets come with the sweep starting at frame 50, which rebuilds
@@ -178,6 +195,23 @@ GST_START_TEST (test_late_joiner_intra_refresh)
   /* it joined without parameter sets: nothing whole before the next sweep starts */
   fail_unless (r > 2 * KEY_INT, "recovered at frame %d, before the sweep starting at %d", r,
       2 * KEY_INT);
+}
+GST_END_TEST;
+
+/* avdec_h264 output-corrupt=false: the late receiver shows nothing until the sweep's recovery
+ * point, and from then on the stream's pictures (no partial, grey pictures before). */
+GST_START_TEST (test_late_joiner_intra_refresh_no_corrupt)
+{
+  guint shown, shown_default;
+  gint r, r_default;
+
+  if (!have ("x264enc") || !have ("avdec_h264"))
+    return;
+  r_default = late_join_recovery (TRUE, &shown_default);
+  r = late_join_recovery_opts (TRUE, "output-corrupt=false", &shown);
+  fail_unless_equals_int (r, r_default);
+  fail_unless (shown_default > 0, "the default decoder showed no partial picture");
+  fail_unless_equals_int (shown, 0);
 }
 GST_END_TEST;
 
@@ -501,6 +535,7 @@ intra_suite (void)
   tcase_add_test (tc, test_sink_sets_intra_refresh);
   tcase_add_test (tc, test_sink_intra_refresh_other_encoder);
   tcase_add_test (tc, test_late_joiner_intra_refresh);
+  tcase_add_test (tc, test_late_joiner_intra_refresh_no_corrupt);
   tcase_add_test (tc, test_late_joiner_idr);
   tcase_add_test (tc, test_lost_frame_num_wrap);
   tcase_add_test (tc, test_key_on_demand_intra_refresh);
