@@ -247,8 +247,8 @@ gst_am_encoder_attach_auto (GstAmEncoder * e, GstElement * explicit_enc, GstPad 
   else
     GST_INFO_OBJECT (owner, "no encoder upstream: targets go to the bus only");
   if (!gst_am_encoder_attach (e, enc, initial_bps))
-    GST_ELEMENT_WARNING (GST_ELEMENT (owner), CORE, NOT_IMPLEMENTED, ("intra-refresh is for x264enc only"),
-        ("%s has no intra refresh: it keeps its key frames",
+    GST_ELEMENT_WARNING (GST_ELEMENT (owner), CORE, NOT_IMPLEMENTED,
+        ("intra-refresh is for x264enc only"), ("%s has no intra refresh: it keeps its key frames",
             gst_am_encoder_kind_name (gst_am_encoder_kind (enc))));
   if (enc)
     gst_object_unref (enc);

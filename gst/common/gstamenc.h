@@ -52,8 +52,8 @@ void gst_am_encoder_set_match (GstAmEncoder * e, gboolean match);
  * picture with a column of intra blocks that sweeps it once per key-int-max frames instead of
  * sending an IDR frame per key interval (no key-frame burst). x264enc flags the first frame of
  * each sweep as key, so targets still change once per period, and a force-key-unit request
- * starts a sweep (at once, or one more after the running one: x264 queues requests). Must be set before the encoder sees
- * its first frame; off leaves the encoder's own setting alone. */
+ * starts a sweep (at once, or one more after the running one: x264 queues requests). Must be
+ * set before the encoder sees its first frame; off leaves the encoder's own setting alone. */
 void gst_am_encoder_set_intra_refresh (GstAmEncoder * e, gboolean on);
 /* Asks for a new target; applied at the next key frame leaving the encoder. */
 void gst_am_encoder_set_target (GstAmEncoder * e, guint bps);
