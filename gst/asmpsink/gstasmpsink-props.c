@@ -80,6 +80,9 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
     case PROP_RATE_MATCH:
       gst_am_encoder_set_match (&self->enc, g_value_get_boolean (value));
       break;
+    case PROP_INTRA_REFRESH:
+      gst_am_encoder_set_intra_refresh (&self->enc, g_value_get_boolean (value));
+      break;
     default:
       if (!gst_am_net_config_set_property (&self->net, pspec, value)
           && !gst_asmp_sink_fec_set_property (&self->fec, pspec, value))
@@ -129,6 +132,7 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PACING_FACTOR: g_value_set_double (value, self->pacing_factor); break;
     case PROP_MAX_PACING_DELAY: g_value_set_uint (value, self->max_pacing_delay_ms); break;
     case PROP_RATE_MATCH: g_value_set_boolean (value, self->enc.match); break;
+    case PROP_INTRA_REFRESH: g_value_set_boolean (value, self->enc.intra_refresh); break;
     case PROP_STATS:
       if (self->stats)
         g_value_set_boxed (value, self->stats);
@@ -222,6 +226,11 @@ gst_asmp_sink_install_properties (GObjectClass * gobject_class)
       "setting; with its default VBV the gain learnt in easy scenes adds to its bursts, so "
       "off by default)", FALSE,
       rw | GST_PARAM_MUTABLE_PLAYING);
+  props[PROP_INTRA_REFRESH] = g_param_spec_boolean ("intra-refresh", "Intra refresh",
+      "Set the upstream x264enc to periodic intra refresh (a column of intra blocks sweeps the "
+      "picture once per key-int-max frames) instead of an IDR frame per key interval: no "
+      "key-frame burst for the bottleneck queue to drop; the bitrate changes at each sweep's "
+      "start. false leaves the encoder's own setting", FALSE, rw_ready);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
   gst_asmp_sink_fec_install_properties (gobject_class, N_PROPS);
 }

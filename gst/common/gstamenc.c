@@ -204,12 +204,14 @@ keyframe_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-void
+gboolean
 gst_am_encoder_attach (GstAmEncoder * e, GstElement * enc, guint initial_bps)
 {
   GstAmEncKind kind = gst_am_encoder_kind (enc);
+  gboolean intra_refresh;
 
   g_mutex_lock (&e->lock);
+  intra_refresh = e->intra_refresh;
   detach_locked (e);
   if (enc) {
     e->encoder = gst_object_ref (enc);
@@ -224,8 +226,12 @@ gst_am_encoder_attach (GstAmEncoder * e, GstElement * enc, guint initial_bps)
     amcc_encrate_setting (&e->rate, AMCC_TIME_NONE, initial_bps);     /* in force, gain 1 */
   }
   g_mutex_unlock (&e->lock);
+  /* x264enc reads intra-refresh when it opens, at its first caps: after our attach */
+  if (enc && intra_refresh && kind == GST_AM_ENC_X264)
+    g_object_set (enc, "intra-refresh", TRUE, NULL);
   if (enc && initial_bps)
     gst_am_encoder_apply (enc, kind, initial_bps);
+  return !enc || !intra_refresh || kind == GST_AM_ENC_X264;
 }
 
 void
@@ -240,7 +246,10 @@ gst_am_encoder_attach_auto (GstAmEncoder * e, GstElement * explicit_enc, GstPad 
         gst_am_encoder_kind_name (gst_am_encoder_kind (enc)));
   else
     GST_INFO_OBJECT (owner, "no encoder upstream: targets go to the bus only");
-  gst_am_encoder_attach (e, enc, initial_bps);
+  if (!gst_am_encoder_attach (e, enc, initial_bps))
+    GST_ELEMENT_WARNING (GST_ELEMENT (owner), CORE, NOT_IMPLEMENTED,
+        ("intra-refresh is for x264enc only"), ("%s has no intra refresh: it keeps its key frames",
+            gst_am_encoder_kind_name (gst_am_encoder_kind (enc))));
   if (enc)
     gst_object_unref (enc);
 }
@@ -250,6 +259,14 @@ gst_am_encoder_set_match (GstAmEncoder * e, gboolean match)
 {
   g_mutex_lock (&e->lock);
   e->match = match;
+  g_mutex_unlock (&e->lock);
+}
+
+void
+gst_am_encoder_set_intra_refresh (GstAmEncoder * e, gboolean on)
+{
+  g_mutex_lock (&e->lock);
+  e->intra_refresh = on;
   g_mutex_unlock (&e->lock);
 }
 

@@ -26,6 +26,7 @@ typedef struct {
   guint setting_bps;      /* what the encoder was told (the target x the rate-matching gain) */
   guint64 applied_count;  /* times a setting was applied */
   gboolean match;         /* rate matching on (amcc/encrate.h) */
+  gboolean intra_refresh; /* set x264enc intra-refresh=true when attaching */
   amcc_encrate rate;
 } GstAmEncoder;
 
@@ -36,9 +37,10 @@ const gchar *gst_am_encoder_kind_name (GstAmEncKind kind);
 /* Walks upstream from `pad` (a sink pad) past payloaders, queues, tees, parsers, capsfilters
  * and other one-input elements to the first element whose class says Encoder. Returns a ref. */
 GstElement *gst_am_encoder_find_upstream (GstPad * pad);
-/* Attaches to enc (NULL: detach). The first target is applied at once (before any frame),
- * later ones at key frames. */
-void gst_am_encoder_attach (GstAmEncoder * e, GstElement * enc, guint initial_bps);
+/* Attaches to enc (NULL: detach). The first target (and intra refresh, if on) is applied at
+ * once (before any frame), later targets at key frames. Returns FALSE when intra refresh is on
+ * and enc has none (not x264enc). */
+gboolean gst_am_encoder_attach (GstAmEncoder * e, GstElement * enc, guint initial_bps);
 /* Attaches to `explicit` if given, else to the encoder found upstream of sinkpad (or to
  * nothing: the owner then posts targets on the bus). Logs the choice on owner. */
 void gst_am_encoder_attach_auto (GstAmEncoder * e, GstElement * explicit_enc, GstPad * sinkpad,
@@ -46,6 +48,13 @@ void gst_am_encoder_attach_auto (GstAmEncoder * e, GstElement * explicit_enc, Gs
 /* Rate matching (default off): at each key frame the setting becomes target x a gain that
  * makes the encoder's measured output match the target (amcc/encrate.h). */
 void gst_am_encoder_set_match (GstAmEncoder * e, gboolean match);
+/* Intra refresh (default off): on attach, x264enc gets intra-refresh=true, so it refreshes the
+ * picture with a column of intra blocks that sweeps it once per key-int-max frames instead of
+ * sending an IDR frame per key interval (no key-frame burst). x264enc flags the first frame of
+ * each sweep as key, so targets still change once per period, and a force-key-unit request
+ * starts a sweep (at once, or one more after the running one: x264 queues requests). Must be
+ * set before the encoder sees its first frame; off leaves the encoder's own setting alone. */
+void gst_am_encoder_set_intra_refresh (GstAmEncoder * e, gboolean on);
 /* Asks for a new target; applied at the next key frame leaving the encoder. */
 void gst_am_encoder_set_target (GstAmEncoder * e, guint bps);
 /* Sets the encoder property with the right units; FALSE for kinds without one. */
