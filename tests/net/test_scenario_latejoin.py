@@ -16,8 +16,8 @@ Asserts what must hold for a single-rate multicast congestion control:
    which the estimate reflects only the new path; a mean above the link rate for that long would
    mean a standing overload of the slow link);
  - the receiver that left stops holding the group down: the mean target over [leave + 8 s, end]
-   is above its mean while the slow receiver was there;
- - and the rate recovers: that mean (TFMCC: the mean of the last 5 s) is above the slow link's 300 kb/s (the fast path has 1.5 Mb/s and nothing else competes; the
+   (TFMCC: over the last 5 s, see below) is above its mean while the slow receiver was there;
+ - and the rate recovers: that mean is above the slow link's 300 kb/s (the fast path has 1.5 Mb/s and nothing else competes; the
    rate before the join, printed, sits at the sender's 1 Mb/s cap). Not "back to the pre-join
    rate": TFMCC may climb by only 8s/R_max per R_max once the slow CLR is gone (RFC 4654 §3);
  - no namespace is left behind.
@@ -80,24 +80,23 @@ def main():
           f"{held}, after [{leave + SETTLE_S:.0f}, {end:.0f}) s {rec}")
     check(held is not None and held <= SLOW_BPS,
           f"rate fell below the new bottleneck: mean {held and round(held)} <= {SLOW_BPS} bit/s")
-    check(rec is not None and held is not None and rec > held,
-          f"the left receiver no longer holds the group down: mean {rec and round(rec)} after > "
-          f"{held and round(held)} during")
     if proto == "tfmcc":
-        # RFC 4654 3.3: the CLR that left without a BYE is halved after 4 RTTs of silence, gone
-        # after 10; with no CLR the rate halves again, often to the 50 kb/s floor, and climbs
-        # linearly from there (2026-11-25: 50 -> 584 kb/s in 20 s), so the mean over
-        # [leave + 8 s, end] depends on when the floor is left (284 and 244 kb/s in two runs
-        # that failed a 300 kb/s bound on it; 450 kb/s over the last 5 s of the second): the
-        # rate at the end is what recovered.
-        last = analysis.mean_between(rs, end - 5, end)
-        check(last is not None and last > SLOW_BPS,
-              f"rate recovered after the leave: mean over the last 5 s {last and round(last)} > "
-              f"{SLOW_BPS} bit/s (before the join: {before and round(before)})")
+        # RFC 4654 3.3: the CLR that left is halved after 4 RTTs of silence and gone after 10;
+        # with no CLR the rate halves again, to the 50 kb/s floor in the runs of 2026-11-25, and
+        # climbs linearly from there (50 -> 550-584 kb/s in 15-20 s) once the fast receivers
+        # report. The mean over [leave + 8 s, end] then depends on how long the floor lasts (244
+        # and 231 kb/s in two runs, below the 240-244 kb/s held while the slow receiver was
+        # there): TFMCC's recovery is read on the last 5 s (450-472 kb/s in those runs).
+        rec = analysis.mean_between(rs, end - 5, end)
+        where = "over the last 5 s"
     else:
-        check(rec is not None and rec > SLOW_BPS,
-              f"rate recovered after the leave: mean {rec and round(rec)} > {SLOW_BPS} bit/s "
-              f"(before the join: {before and round(before)})")
+        where = f"over [{leave + SETTLE_S:.0f}, {end:.0f}) s"
+    check(rec is not None and held is not None and rec > held,
+          f"the left receiver no longer holds the group down: mean {where} {rec and round(rec)} "
+          f"> {held and round(held)} during")
+    check(rec is not None and rec > SLOW_BPS,
+          f"rate recovered after the leave: mean {where} {rec and round(rec)} > {SLOW_BPS} bit/s "
+          f"(before the join: {before and round(before)})")
     if failures:
         print(f"run directory kept: {run}")
     else:
