@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "amcc/assp.h"
+#include "amcc/tcpmodel.h"
 #include "asmp_controller.h"
 
 /* ---------------------------------------------------------------- sender */
@@ -97,6 +98,7 @@ typedef struct {
   double share;                 /* the last share given to eq. 6, bit/s */
   int64_t lost;                 /* packets lost on the current stream at the last report */
   double high;                  /* the current stream's upper limit (last table), 0 = unknown */
+  double low;                   /* ... its lower limit */
   double avg_tx;                /* the current stream's eq. 3 average (last table), 0 = unknown */
   double peer_min;              /* lowest rate a peer on our stream reported lately */
   amcc_time peer_at;            /* ... when, AMCC_TIME_NONE = none */
@@ -123,6 +125,7 @@ typedef struct {
 #define PROBE_QUEUE_S 0.02              /* ASMP's queue_target_s: a queue that stands */
 #define HELD_FRAC 0.9                   /* "at the limit" / "a peer lower" by this margin */
 #define PEER_MEMORY 3                   /* a peer's report counts for 3 RTCP intervals */
+#define FLOOR_FRAC 1.05                 /* "at its lower limit" within this margin */
 
 enum { HELD_BY_PATH, HELD_BY_LIMIT_OR_PEER, HELD_BY_ENCODER };
 
@@ -179,6 +182,10 @@ share_estimate (assp_rx *a, amcc_time now, const amcc_asmp_report *rep, int loss
   else if (clean && rep->mode == AMCC_ASMP_STARTUP)
     r = fmax (r, fmin (cap,
             a->share * (1.0 + (a->asmp.p.startup_gain - 1.0) * fmin (1.0, secs))));
+  if (a->rule.p.floor_competing && pushed_back && a->low > 0 && rep->rate_bps < a->low
+      && a->avg_tx > 0 && a->avg_tx <= FLOOR_FRAC * a->low && rep->mode != AMCC_ASMP_COMPETING
+      && rep->loss_event_rate > 0)                                               /* eq. 12 */
+    r = fmax (r, 8.0 * amcc_pftk_rate (PROBE_PKT_BYTES, rtt, rep->loss_event_rate));
   a->share = r;
   a->share_at = now;
   return r;
@@ -209,7 +216,7 @@ rx_reset (amcc_receiver *r, amcc_time now)
 
   amcc_asmp_rx_restart (&a->asmp);
   amcc_assp_rule_init (&a->rule, &a->rule.p);
-  a->share = a->high = a->avg_tx = 0;
+  a->share = a->high = a->low = a->avg_tx = 0;
   a->lost = 0;
   a->knee = 0;
   a->peer_at = a->share_at = a->knee_at = AMCC_TIME_NONE;
@@ -245,6 +252,7 @@ rx_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc, const char name[4],
     return AMCC_APP_MALFORMED;
   if (a->rule.stream < t.count) {
     a->high = t.s[a->rule.stream].high_bps;
+    a->low = t.s[a->rule.stream].low_bps;
     a->avg_tx = t.s[a->rule.stream].avg_bps;
   }
   for (uint32_t i = 0; i < t.count; i++)
@@ -304,7 +312,7 @@ rx_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream)
   if (stream < AMCC_ASSP_MAX_STREAMS && a->stream_avg[stream] > 0)
     a->asmp.p.initial_rate_bps = a->asmp.rx.p.initial_rate_bps = a->stream_avg[stream];
   a->lost = 0;
-  a->high = a->avg_tx = 0;
+  a->high = a->low = a->avg_tx = 0;
   a->peer_at = AMCC_TIME_NONE;        /* peers of the old stream */
   amcc_assp_rule_set_stream (&a->rule, stream);
 }

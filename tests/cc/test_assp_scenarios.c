@@ -38,6 +38,9 @@ typedef struct {
   inflight q[RING];
   int head, tail;
   amcc_time next_rtcp;
+  amcc_time last_arr;                   /* FIFO: no packet arrives before the one ahead */
+  double foreign_ms;                    /* a competitor's queue: 40 ms + this x a 4 s sawtooth */
+  uint32_t loss_every, sent;            /* its drops: every loss_every-th packet (0 = none) */
   int on, joining;                      /* stream received; stream joined ahead (-1 = none) */
   amcc_time switch_at;
   uint32_t lsr;
@@ -135,10 +138,18 @@ send_packet (sim *S, int j)
       continue;
     if (n->link_free - S->now > n->buffer)
       continue;                                 /* drop-tail */
+    if (n->loss_every && ++n->sent % n->loss_every == 0)
+      continue;
     amcc_time dep = (n->link_free > S->now ? n->link_free : S->now)
         + amcc_time_from_s (8.0 * PKT / n->cap_bps);
     n->link_free = dep;
-    n->q[n->tail] = (inflight) { dep + n->delay, S->now, S->seq[j], j };
+    amcc_time arr = dep + n->delay;
+    if (n->foreign_ms > 0)
+      arr += amcc_time_from_s ((40 + n->foreign_ms * (double) (S->now % (4 * SEC)) / (4 * SEC))
+          / 1e3);
+    arr = arr > n->last_arr ? arr : n->last_arr;
+    n->last_arr = arr;
+    n->q[n->tail] = (inflight) { arr, S->now, S->seq[j], j };
     n->tail = (n->tail + 1) % RING;
     AMT_CHECK (n->tail != n->head);
   }
@@ -530,6 +541,45 @@ test_knee_hold (void)
   amcc_receiver_free (r);
 }
 
+/* floor_competing (0 = off): next to a loss-based competitor (a standing queue of 40-120 ms in
+ * a 4 s sawtooth, 1 packet in 150 dropped) on a 2 Mbit/s path, ASMP's receiver drains a queue
+ * the sender at stream 1's floor cannot drain and stays in DELAY below the floor (the testbed's
+ * §3.2 / §3.3: 55-100 kbit/s, never off stream 1). With eq. 12's rate as its share while the
+ * stream sits at its floor, the receiver leaves stream 1. */
+static void
+test_floor_competing (void)
+{
+  static const double caps[] = { 2e6 };
+  amcc_assp_params p;
+  int on[2];
+  double share[2];
+
+  for (int k = 0; k < 2; k++) {
+    sim S;
+    amcc_receiver_stats st;
+    sim_init (&S, caps, 1);
+    S.n[0].foreign_ms = 80;
+    S.n[0].loss_every = 150;
+    amcc_assp_params_init (&p);
+    AMT_CHECK (p.floor_competing == 1);
+    p.floor_competing = k;
+    AMT_CHECK (amcc_assp_receiver_set_params (S.n[0].r, &p) == AMCC_OK);
+    sim_run (&S, 60 * SEC);
+    amcc_receiver_get_stats (S.n[0].r, S.now, &st);
+    print_log (k ? "floor_competing 1" : "floor_competing 0", &S.n[0]);
+    printf ("    on stream %d at 60 s, share %.0f kbit/s, stream 1 target %.0f kbit/s\n",
+        S.n[0].on, st.share_bps / 1e3, amcc_sender_rate (S.s[0], S.now) / 1e3);
+    on[k] = S.n[0].on;
+    share[k] = st.share_bps;
+    AMT_CHECK (S.malformed == 0);
+    sim_free (&S);
+  }
+  AMT_CHECK (on[0] == 0 && share[0] < LOW[0]);          /* the cause: DELAY below the floor */
+  AMT_CHECK (on[1] >= 1 && share[1] > 1.2 * LOW[1]);
+  p.floor_competing = 2;
+  AMT_CHECK (amcc_assp_params_validate (&p) == AMCC_ERR_PARAM);
+}
+
 int
 main (void)
 {
@@ -538,5 +588,6 @@ main (void)
   AMT_RUN (test_boundary);
   AMT_RUN (test_pairs_stay_put);
   AMT_RUN (test_knee_hold);
+  AMT_RUN (test_floor_competing);
   return amt_summary ();
 }

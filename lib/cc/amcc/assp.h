@@ -51,11 +51,19 @@ typedef struct amcc_assp_params {
    * fewer tries on a path that never pushes back where it is, a later return after the path
    * improves while nothing measures it. (60 s) */
   amcc_time knee_hold;
+  /* Deviation (floor_competing, 0 = off: ASMP's estimate as it is): while the stream is held
+   * at its lower limit, ASMP asks for less and a queue stands, the share is at least eq. 12's
+   * TCP-friendly rate (TCP's 1448-byte segment, ASMP's RTT and loss event rate). ASMP tells its
+   * own queue from a competitor's by draining it; a sender at the floor cannot follow, so next
+   * to Reno flows ASMP stays in DELAY below the floor for minutes and the receiver never leaves
+   * stream 1 (papers/001 3.2-3.3 on the testbed). (1) */
+  int floor_competing;
 } amcc_assp_params;
 
 void amcc_assp_params_init (amcc_assp_params *p);
 /* AMCC_ERR_PARAM unless beta, kappa in (0, 1], lambda >= 1, a in (0, 1], delta_t > 0,
- * up_hold <= up_hold_max, settle <= 16, lossy_down in [0, 1], knee_hold >= 0. */
+ * up_hold <= up_hold_max, settle <= 16, lossy_down in [0, 1], knee_hold >= 0,
+ * floor_competing 0 or 1. */
 int amcc_assp_params_validate (const amcc_assp_params *p);
 
 /* ---- eq. 3: time-weighted average of a stream's rate over windows [k dt, (k+1) dt) ---- */
