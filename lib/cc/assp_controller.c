@@ -104,8 +104,8 @@ typedef struct {
   amcc_time peer_at;            /* ... when, AMCC_TIME_NONE = none */
   amcc_time share_at;           /* when share was set, AMCC_TIME_NONE = never */
   double knee;                  /* rate that arrived when the path last pushed back, bit/s */
-  double stream_avg[AMCC_ASSP_MAX_STREAMS];     /* every stream's eq. 3 average (last table) */
   amcc_time knee_at;            /* ... when, AMCC_TIME_NONE = never */
+  double stream_avg[AMCC_ASSP_MAX_STREAMS];     /* every stream's eq. 3 average (last table) */
 } assp_rx;
 
 /* The share eq. 6 smooths. eq. 4 moves up only on a share above lambda x the next stream's lower
@@ -114,13 +114,17 @@ typedef struct {
  * standing queue; eq. 18's indicator flips with an encoder's bursts on an idle path, so it is
  * not asked) the share may run ahead of ASMP's estimate:
  *   - when something other than our path holds the stream back (its upper limit, a peer
- *     reporting a lower rate, an encoder sending less than its target), as eq. 13 would: one
- *     nominal packet per RTT per report, from where it was;
+ *     reporting a lower rate), as eq. 13 would: one nominal packet per RTT per report, from
+ *     where it was;
+ *   - when the encoder sends less than its target, up to that target (the rate the stream's
+ *     receivers asked for; what arrives cannot show more of the path);
  *   - during ASMP's start-up (no queue or loss seen on the path yet; receivers with fast paths
  *     share the stream and hold it together) as fast as that start-up: x startup_gain per s.
  * Otherwise, and at any sign of congestion, it is ASMP's estimate: a receiver that holds its
  * stream itself measures its path directly. Within knee_hold of such a sign, neither probe goes
- * past the rate that arrived then (the knee, amcc_assp_params): clean is not room to spare. */
+ * past the rate that arrived then (the knee, amcc_assp_params): clean is not room to spare.
+ * floor_competing: at the stream's floor the sender cannot follow ASMP's drain, by which ASMP
+ * tells a competitor's queue from its own; the share then is at least eq. 12's rate. */
 #define PROBE_PKT_BYTES 1448.0          /* TCP's segment, as ASMP's nominal_pkt_bytes */
 #define PROBE_QUEUE_S 0.02              /* ASMP's queue_target_s: a queue that stands */
 #define HELD_FRAC 0.9                   /* "at the limit" / "a peer lower" by this margin */
@@ -219,6 +223,7 @@ rx_reset (amcc_receiver *r, amcc_time now)
   a->share = a->high = a->low = a->avg_tx = 0;
   a->lost = 0;
   a->knee = 0;
+  memset (a->stream_avg, 0, sizeof a->stream_avg);
   a->peer_at = a->share_at = a->knee_at = AMCC_TIME_NONE;
 }
 
