@@ -149,17 +149,19 @@ held_by (const assp_rx *a, amcc_time now, double rate_bps)
   return HELD_BY_PATH;
 }
 
-/* The knee: what arrived at the last sign of congestion, raised by clean reports that arrive
- * faster; +inf when there was none within knee_hold (or knee_hold is 0). */
+/* The knee: the most that arrived at a sign of congestion within knee_hold (a move down's
+ * tail of losses arrives slower than the stream that congested), raised by clean reports that
+ * arrive faster; +inf when there was none within knee_hold (or knee_hold is 0). */
 static double
 probe_cap (assp_rx *a, amcc_time now, int pushed_back)
 {
   double recv_bps = a->asmp.rx.recv_Bps * 8.0;
+  int fresh = a->knee_at != AMCC_TIME_NONE && now - a->knee_at < a->rule.p.knee_hold;
 
   if (a->rule.p.knee_hold <= 0)
     return INFINITY;
   if (pushed_back) {
-    a->knee = recv_bps;
+    a->knee = fresh ? fmax (a->knee, recv_bps) : recv_bps;
     a->knee_at = now;
   } else if (a->knee_at != AMCC_TIME_NONE && recv_bps > a->knee) {
     a->knee = recv_bps;
@@ -175,9 +177,13 @@ share_estimate (assp_rx *a, amcc_time now, const amcc_asmp_report *rep, int loss
   int pushed_back = lossy || rep->queue_s >= PROBE_QUEUE_S;
   int clean = !pushed_back && a->share > 0;
   double rtt = rep->rtt_s > 0 ? rep->rtt_s : 0.1, r = rep->rate_bps;
+  double recv_bps = a->asmp.rx.recv_Bps * 8.0;
   double secs = a->share_at != AMCC_TIME_NONE ? amcc_time_to_s (now - a->share_at) : 0;
   double cap = probe_cap (a, now, pushed_back);
   int held = clean ? held_by (a, now, rep->rate_bps) : HELD_BY_PATH;
+
+  if (clean)
+    r = fmax (r, recv_bps);     /* what the path carried cleanly (ASMP rises slowly after loss) */
 
   if (held == HELD_BY_LIMIT_OR_PEER)
     r = fmax (r, fmin (cap, a->share + 8.0 * PROBE_PKT_BYTES / rtt));          /* eq. 13 */
