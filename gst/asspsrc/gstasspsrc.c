@@ -8,7 +8,11 @@
  * Inside: one asmpsrc per stream ("stream_N", joined only while needed) -> funnel -> ghost src.
  * lib/cc's ASSP receiver (one, lent to the stream being measured) decides which stream it wants;
  * the bin then joins that stream's group, waits for its first key frame, switches the output
- * there, tells lib/cc (amcc_receiver_set_stream) and leaves the old group. Starts on stream 0. */
+ * there, tells lib/cc (amcc_receiver_set_stream) and leaves the old group. Starts on stream 0.
+ * EOS: the stream output decides, since a stream not joined never ends. An event sent to the
+ * bin goes to that stream's asmpsrc only (the others' sockets may be closed); its EOS is also
+ * given to every other funnel input (funnel waits for all), and its EOS message (its RTCP sink
+ * has ended too) is the bin's (GstBin would wait for every asmpsrc's). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -70,6 +74,7 @@ struct _GstAsspSrc {
   guint32 last_ts, ts_off, out_ssrc;
   GstClockTime last_pts;
   guint64 switches;
+  gboolean eos;                 /* EOS sent or seen on the stream output: no more switching */
 };
 
 G_DEFINE_TYPE (GstAsspSrc, gst_assp_src, GST_TYPE_BIN);
@@ -191,10 +196,14 @@ out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   if (!(info->type & GST_PAD_PROBE_TYPE_BUFFER))
     return (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
   g_mutex_lock (&self->cc_lock);
-  if (j == self->active) {
+  if (self->eos && j != self->active) {
+    ;                                 /* ending: no switch any more (dropped) */
+  } else if (j == self->active) {
     amcc_receiver *rx = self->cc ? gst_am_cc_receiver_controller (self->cc) : NULL;
     gint w = rx ? (gint) amcc_receiver_wanted_stream (rx) : j;
-    if (self->joining < 0 && w != j && w < (gint) self->n) {
+    if (self->eos) {
+      ;                               /* ending: joins nothing */
+    } else if (self->joining < 0 && w != j && w < (gint) self->n) {
       self->joining = join = w;
       self->decided_at = now;
       self->key_asked = FALSE;
@@ -254,6 +263,37 @@ out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     gst_element_call_async (GST_ELEMENT (self), leave_async, GUINT_TO_POINTER (old), NULL);
   }
   return ret;
+}
+
+/* EOS leaving stream j's asmpsrc. The stream output's ends the output: funnel passes an EOS on
+ * only once every input has had one, so the other inputs are given one first (a stream never
+ * joined, or left, sends none). Another stream's EOS passes: funnel only records it. */
+static GstPadProbeReturn
+eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  StreamRef *ref = data;
+  GstAsspSrc *self = ref->self;
+  GstPad *others[AMCC_ASSP_MAX_STREAMS];
+  guint i, n = 0;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) != GST_EVENT_EOS)
+    return GST_PAD_PROBE_OK;
+  g_mutex_lock (&self->cc_lock);
+  if ((gint) ref->index == self->active) {
+    self->eos = TRUE;
+    for (i = 0; i < self->n; i++)
+      if (i != ref->index && self->funnel_pad[i])
+        others[n++] = gst_object_ref (self->funnel_pad[i]);
+  }
+  g_mutex_unlock (&self->cc_lock);
+  for (i = 0; i < n; i++) {
+    if (!GST_PAD_IS_EOS (others[i]))
+      gst_pad_send_event (others[i], gst_event_new_eos ());
+    gst_object_unref (others[i]);
+  }
+  if (n)
+    GST_INFO_OBJECT (self, "EOS on stream %u, the stream output", ref->index);
+  return GST_PAD_PROBE_OK;
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -337,6 +377,7 @@ build_streams (GstAsspSrc * self)
   self->out_ssrc = g_random_int ();
   self->switches = 0;
   self->key_requests = 0;
+  self->eos = FALSE;
   for (i = 0; i < a->len; i++) {
     StreamAddr *e = &g_array_index (a, StreamAddr, i);
     gchar *name = g_strdup_printf ("stream_%u", i), *dir = NULL;
@@ -367,6 +408,10 @@ build_streams (GstAsspSrc * self)
     ref->index = i;
     gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
         out_probe, ref, g_free);
+    ref = g_new (StreamRef, 1);
+    ref->self = self;
+    ref->index = i;
+    gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, eos_probe, ref, g_free);
     gst_object_unref (src);
   }
   if (self->child[0] && self->cc)
@@ -433,6 +478,59 @@ change_state (GstElement * element, GstStateChange transition)
       || (transition == GST_STATE_CHANGE_NULL_TO_READY && ret == GST_STATE_CHANGE_FAILURE))
     remove_streams (self);
   return ret;
+}
+
+/* A downstream event sent to the bin (the application's EOS at a stop) goes to the stream
+ * output's asmpsrc alone: the others are not running (GstBin would send it to all, and an EOS
+ * into a udpsrc never started trips a g_object_unref critical) or are joined ahead, a switch
+ * that an EOS ends (out_probe drops them from then on). */
+static gboolean
+send_event (GstElement * element, GstEvent * event)
+{
+  GstAsspSrc *self = GST_ASSP_SRC (element);
+  GstElement *c = NULL;
+  gboolean ok = FALSE;
+
+  if (!GST_EVENT_IS_DOWNSTREAM (event))
+    return GST_ELEMENT_CLASS (gst_assp_src_parent_class)->send_event (element, event);
+  g_mutex_lock (&self->cc_lock);
+  if (self->active >= 0 && self->active < (gint) self->n && self->child[self->active])
+    c = gst_object_ref (self->child[self->active]);
+  if (c && GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    self->eos = TRUE;
+  g_mutex_unlock (&self->cc_lock);
+  if (c) {
+    ok = gst_element_send_event (c, event);
+    gst_object_unref (c);
+  } else {
+    gst_event_unref (event);
+  }
+  return ok;
+}
+
+/* The stream output's EOS message is ours; the other streams' are dropped (they end only if
+ * joined ahead, and GstBin would post a second EOS once all had). */
+static void
+handle_message (GstBin * bin, GstMessage * m)
+{
+  GstAsspSrc *self = GST_ASSP_SRC (bin);
+  gboolean out;
+
+  if (GST_MESSAGE_TYPE (m) != GST_MESSAGE_EOS) {
+    GST_BIN_CLASS (gst_assp_src_parent_class)->handle_message (bin, m);
+    return;
+  }
+  g_mutex_lock (&self->cc_lock);
+  out = self->active >= 0 && self->active < (gint) self->n
+      && GST_MESSAGE_SRC (m) == GST_OBJECT_CAST (self->child[self->active]);
+  g_mutex_unlock (&self->cc_lock);
+  if (out) {
+    GstMessage *eos = gst_message_new_eos (GST_OBJECT (bin));
+    gst_message_set_seqnum (eos, gst_message_get_seqnum (m));
+    GST_INFO_OBJECT (self, "EOS");
+    gst_element_post_message (GST_ELEMENT (bin), eos);
+  }
+  gst_message_unref (m);
 }
 
 /* ---------------------------------------------------------------- properties */
@@ -549,6 +647,8 @@ gst_assp_src_class_init (GstAsspSrcClass * klass)
   oc->get_property = get_property;
   oc->finalize = finalize;
   ec->change_state = change_state;
+  ec->send_event = send_event;
+  GST_BIN_CLASS (klass)->handle_message = handle_message;
 
   props[PROP_STREAMS] = g_param_spec_string ("streams", "Streams",
       "The simulcast's streams, lowest first: address:port,address:port,... (RTCP on port + 1; "

@@ -19,6 +19,8 @@ amcc_assp_params_init (amcc_assp_params *p)
   p->up_hold_max = 12;
   p->settle = 1;
   p->lossy_down = 0.5;
+  p->knee_hold = 60 * AMCC_NS_PER_S;
+  p->floor_competing = 1;
 }
 
 static int
@@ -33,7 +35,8 @@ amcc_assp_params_validate (const amcc_assp_params *p)
   if (!p || !in01 (p->beta) || !in01 (p->kappa) || !in01 (p->a) || !(p->lambda >= 1)
       || !isfinite (p->lambda) || p->delta_t <= 0 || p->up_hold > p->up_hold_max
       || p->up_hold_max > 0x4000 || p->settle > 16 || !(p->lossy_down >= 0)
-      || p->lossy_down > 1)
+      || p->lossy_down > 1 || p->knee_hold < 0
+      || (p->floor_competing != 0 && p->floor_competing != 1))
     return AMCC_ERR_PARAM;
   return AMCC_OK;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "amcc/assp.h"
+#include "amcc/tcpmodel.h"
 #include "asmp_controller.h"
 
 /* ---------------------------------------------------------------- sender */
@@ -97,10 +98,14 @@ typedef struct {
   double share;                 /* the last share given to eq. 6, bit/s */
   int64_t lost;                 /* packets lost on the current stream at the last report */
   double high;                  /* the current stream's upper limit (last table), 0 = unknown */
+  double low;                   /* ... its lower limit */
   double avg_tx;                /* the current stream's eq. 3 average (last table), 0 = unknown */
   double peer_min;              /* lowest rate a peer on our stream reported lately */
   amcc_time peer_at;            /* ... when, AMCC_TIME_NONE = none */
   amcc_time share_at;           /* when share was set, AMCC_TIME_NONE = never */
+  double knee;                  /* rate that arrived when the path last pushed back, bit/s */
+  amcc_time knee_at;            /* ... when, AMCC_TIME_NONE = never */
+  double stream_avg[AMCC_ASSP_MAX_STREAMS];     /* every stream's eq. 3 average (last table) */
 } assp_rx;
 
 /* The share eq. 6 smooths. eq. 4 moves up only on a share above lambda x the next stream's lower
@@ -109,42 +114,88 @@ typedef struct {
  * standing queue; eq. 18's indicator flips with an encoder's bursts on an idle path, so it is
  * not asked) the share may run ahead of ASMP's estimate:
  *   - when something other than our path holds the stream back (its upper limit, a peer
- *     reporting a lower rate, an encoder sending less than its target), as eq. 13 would: one
- *     nominal packet per RTT per report, from where it was;
+ *     reporting a lower rate), as eq. 13 would: one nominal packet per RTT per report, from
+ *     where it was;
+ *   - when the encoder sends less than its target, up to that target (the rate the stream's
+ *     receivers asked for; what arrives cannot show more of the path);
  *   - during ASMP's start-up (no queue or loss seen on the path yet; receivers with fast paths
  *     share the stream and hold it together) as fast as that start-up: x startup_gain per s.
  * Otherwise, and at any sign of congestion, it is ASMP's estimate: a receiver that holds its
- * stream itself measures its path directly. */
+ * stream itself measures its path directly. Within knee_hold of such a sign, neither probe goes
+ * past the rate that arrived then (the knee, amcc_assp_params): clean is not room to spare.
+ * floor_competing: at the stream's floor the sender cannot follow ASMP's drain, by which ASMP
+ * tells a competitor's queue from its own; the share then is at least eq. 12's rate. */
 #define PROBE_PKT_BYTES 1448.0          /* TCP's segment, as ASMP's nominal_pkt_bytes */
 #define PROBE_QUEUE_S 0.02              /* ASMP's queue_target_s: a queue that stands */
 #define HELD_FRAC 0.9                   /* "at the limit" / "a peer lower" by this margin */
 #define PEER_MEMORY 3                   /* a peer's report counts for 3 RTCP intervals */
+#define FLOOR_FRAC 1.05                 /* "at its lower limit" within this margin */
+
+enum { HELD_BY_PATH, HELD_BY_LIMIT_OR_PEER, HELD_BY_ENCODER };
 
 static int
-held_elsewhere (const assp_rx *a, amcc_time now, double rate_bps)
+held_by (const assp_rx *a, amcc_time now, double rate_bps)
 {
   double recv_bps = a->asmp.rx.recv_Bps * 8.0;
 
-  if (a->high > 0 && recv_bps >= HELD_FRAC * a->high)
-    return 1;                   /* at the stream's upper limit */
-  if (a->avg_tx > 0 && recv_bps < HELD_FRAC * a->avg_tx)
-    return 1;                   /* the encoder does not use its target */
-  return a->peer_at != AMCC_TIME_NONE
+  if (a->high > 0 && (recv_bps >= HELD_FRAC * a->high || a->avg_tx >= HELD_FRAC * a->high))
+    return HELD_BY_LIMIT_OR_PEER;       /* the stream (or its target) at its upper limit */
+  if (a->peer_at != AMCC_TIME_NONE
       && now - a->peer_at <= PEER_MEMORY * a->asmp.base.cfg.rtcp_interval
-      && a->peer_min < HELD_FRAC * rate_bps;
+      && a->peer_min < HELD_FRAC * rate_bps)
+    return HELD_BY_LIMIT_OR_PEER;
+  if (a->avg_tx > 0 && recv_bps < HELD_FRAC * a->avg_tx)
+    return HELD_BY_ENCODER;             /* the encoder does not use its target */
+  return HELD_BY_PATH;
+}
+
+/* The knee: the most that arrived at a sign of congestion within knee_hold (a move down's
+ * tail of losses arrives slower than the stream that congested), raised by clean reports that
+ * arrive faster; +inf when there was none within knee_hold (or knee_hold is 0). */
+static double
+probe_cap (assp_rx *a, amcc_time now, int pushed_back)
+{
+  double recv_bps = a->asmp.rx.recv_Bps * 8.0;
+  int fresh = a->knee_at != AMCC_TIME_NONE && now - a->knee_at < a->rule.p.knee_hold;
+
+  if (a->rule.p.knee_hold <= 0)
+    return INFINITY;
+  if (pushed_back) {
+    a->knee = fresh ? fmax (a->knee, recv_bps) : recv_bps;
+    a->knee_at = now;
+  } else if (a->knee_at != AMCC_TIME_NONE && recv_bps > a->knee) {
+    a->knee = recv_bps;
+  }
+  if (a->knee_at == AMCC_TIME_NONE || now - a->knee_at >= a->rule.p.knee_hold)
+    return INFINITY;
+  return a->knee;
 }
 
 static double
 share_estimate (assp_rx *a, amcc_time now, const amcc_asmp_report *rep, int lossy)
 {
-  int clean = !lossy && rep->queue_s < PROBE_QUEUE_S && a->share > 0;
+  int pushed_back = lossy || rep->queue_s >= PROBE_QUEUE_S;
+  int clean = !pushed_back && a->share > 0;
   double rtt = rep->rtt_s > 0 ? rep->rtt_s : 0.1, r = rep->rate_bps;
+  double recv_bps = a->asmp.rx.recv_Bps * 8.0;
   double secs = a->share_at != AMCC_TIME_NONE ? amcc_time_to_s (now - a->share_at) : 0;
+  double cap = probe_cap (a, now, pushed_back);
+  int held = clean ? held_by (a, now, rep->rate_bps) : HELD_BY_PATH;
 
-  if (clean && held_elsewhere (a, now, rep->rate_bps))
-    r = fmax (r, a->share + 8.0 * PROBE_PKT_BYTES / rtt);                       /* eq. 13 */
+  if (clean)
+    r = fmax (r, recv_bps);     /* what the path carried cleanly (ASMP rises slowly after loss) */
+
+  if (held == HELD_BY_LIMIT_OR_PEER)
+    r = fmax (r, fmin (cap, a->share + 8.0 * PROBE_PKT_BYTES / rtt));          /* eq. 13 */
+  else if (held == HELD_BY_ENCODER)
+    r = fmax (r, fmin (cap, a->avg_tx));
   else if (clean && rep->mode == AMCC_ASMP_STARTUP)
-    r = fmax (r, a->share * (1.0 + (a->asmp.p.startup_gain - 1.0) * fmin (1.0, secs)));
+    r = fmax (r, fmin (cap,
+            a->share * (1.0 + (a->asmp.p.startup_gain - 1.0) * fmin (1.0, secs))));
+  if (a->rule.p.floor_competing && pushed_back && a->low > 0 && rep->rate_bps < a->low
+      && a->avg_tx > 0 && a->avg_tx <= FLOOR_FRAC * a->low && rep->mode != AMCC_ASMP_COMPETING
+      && rep->loss_event_rate > 0)                                               /* eq. 12 */
+    r = fmax (r, 8.0 * amcc_pftk_rate (PROBE_PKT_BYTES, rtt, rep->loss_event_rate));
   a->share = r;
   a->share_at = now;
   return r;
@@ -163,7 +214,7 @@ rx_create (const amcc_ctl_config *cfg, amcc_time now)
   amcc_asmp_rx_init (&a->asmp, cfg, &p);
   amcc_assp_params_init (&ap);
   amcc_assp_rule_init (&a->rule, &ap);
-  a->peer_at = a->share_at = AMCC_TIME_NONE;
+  a->peer_at = a->share_at = a->knee_at = AMCC_TIME_NONE;
   return &a->asmp.base;
 }
 
@@ -175,9 +226,11 @@ rx_reset (amcc_receiver *r, amcc_time now)
 
   amcc_asmp_rx_restart (&a->asmp);
   amcc_assp_rule_init (&a->rule, &a->rule.p);
-  a->share = a->high = a->avg_tx = 0;
+  a->share = a->high = a->low = a->avg_tx = 0;
   a->lost = 0;
-  a->peer_at = a->share_at = AMCC_TIME_NONE;
+  a->knee = 0;
+  memset (a->stream_avg, 0, sizeof a->stream_avg);
+  a->peer_at = a->share_at = a->knee_at = AMCC_TIME_NONE;
 }
 
 static amcc_app_result
@@ -210,8 +263,11 @@ rx_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc, const char name[4],
     return AMCC_APP_MALFORMED;
   if (a->rule.stream < t.count) {
     a->high = t.s[a->rule.stream].high_bps;
+    a->low = t.s[a->rule.stream].low_bps;
     a->avg_tx = t.s[a->rule.stream].avg_bps;
   }
+  for (uint32_t i = 0; i < t.count; i++)
+    a->stream_avg[i] = t.s[i].avg_bps;
   amcc_assp_rule_on_table (&a->rule, &t);
   return AMCC_APP_TAKEN;
 }
@@ -262,8 +318,12 @@ rx_set_stream (amcc_receiver *r, amcc_time now, uint32_t stream)
     return;
   }
   amcc_asmp_rx_restart (&a->asmp);
+  /* its start-up climbs from the new stream's rate, not the configured initial rate (500 kbit/s
+   * by default, which a first interval under 0.2 s keeps until the path pushes back) */
+  if (stream < AMCC_ASSP_MAX_STREAMS && a->stream_avg[stream] > 0)
+    a->asmp.p.initial_rate_bps = a->asmp.rx.p.initial_rate_bps = a->stream_avg[stream];
   a->lost = 0;
-  a->high = a->avg_tx = 0;
+  a->high = a->low = a->avg_tx = 0;
   a->peer_at = AMCC_TIME_NONE;        /* peers of the old stream */
   amcc_assp_rule_set_stream (&a->rule, stream);
 }
@@ -283,3 +343,12 @@ const amcc_protocol amcc_assp_protocol = {
   .sender = &sender_ops,
   .receiver = &receiver_ops,
 };
+
+int
+amcc_assp_receiver_set_params (struct amcc_receiver *r, const amcc_assp_params *p)
+{
+  if (!r || r->proto != &amcc_assp_protocol || amcc_assp_params_validate (p) != AMCC_OK)
+    return AMCC_ERR_PARAM;
+  ((assp_rx *) r)->rule.p = *p;
+  return AMCC_OK;
+}

@@ -1,6 +1,7 @@
 /* test-asspsrc.c - asspsrc: the H.264 key-frame test the switch waits for, the output of the
  * stream received (one SSRC of its own, continuous sequence numbers, the RTP payload intact),
- * and bad `streams` settings. The switch itself is tested live (tests/net/test_assp_elements.py):
+ * EOS (it reaches the sink from the joined stream alone; the streams never joined are not
+ * touched), and bad `streams` settings. The switch itself is tested live (tests/net/test_assp_elements.py):
  * lib/cc decides it from seconds of measurements. Network: 127.0.0.1 only. */
 #include "amgsttest.h"
 #include "common/gstamnet.h"
@@ -52,33 +53,46 @@ on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, GAsyncQueue * q)
   g_async_queue_push (q, gst_buffer_ref (buf));
 }
 
-/* Stream 0's packets come out under asspsrc's own SSRC, in sequence, payload untouched. */
-GST_START_TEST (test_output_of_stream0)
-{
-  gint p0 = amt_free_port_pair (), p1 = amt_free_port_pair (), i;
-  gchar *desc = g_strdup_printf ("asspsrc name=s streams=127.0.0.1:%d,127.0.0.1:%d latency=0 "
-      "! fakesink name=out sync=false signal-handoffs=true", p0, p1);
-  GstElement *pipe = gst_parse_launch (desc, NULL), *el, *out;
-  GAsyncQueue *q = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
-  guint32 out_ssrc = 0;
-  guint16 prev = 0;
-  guint stream = 9;
-  GSocket *sock;
-  GInetAddress *lo;
-  GSocketAddress *to;
+/* A running asspsrc on 3 loopback streams, to a fakesink handing its buffers to `q`. */
+typedef struct {
+  GstElement *pipe, *src, *out;
+  GAsyncQueue *q;
+  gint port[3];
+} AssppFixture;
 
+static void
+fixture_start (AssppFixture * f)
+{
+  gchar *desc;
+  gint i;
+
+  for (i = 0; i < 3; i++)
+    f->port[i] = amt_free_port_pair ();
+  desc = g_strdup_printf ("asspsrc name=s streams=127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d "
+      "latency=0 ! fakesink name=out sync=false signal-handoffs=true", f->port[0], f->port[1],
+      f->port[2]);
+  f->pipe = gst_parse_launch (desc, NULL);
   g_free (desc);
-  fail_unless (pipe != NULL, "asspsrc not found (GST_PLUGIN_PATH?)");
-  el = gst_bin_get_by_name (GST_BIN (pipe), "s");
-  out = gst_bin_get_by_name (GST_BIN (pipe), "out");
-  g_signal_connect (out, "handoff", G_CALLBACK (on_handoff), q);
-  fail_if (gst_element_set_state (pipe, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
-  /* one socket, as a sender has (rtpsession drops an SSRC that changes its address) */
-  sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM, 0, NULL);
-  lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  to = g_inet_socket_address_new (lo, p0);
-  for (i = 0; i < 30; i++) {
-    GstBuffer *b = rtp_packet ((guint16) (65520 + i), 1000 + 3600 * i, i == 0 ? 0x65 : 0x41);
+  fail_unless (f->pipe != NULL, "asspsrc not found (GST_PLUGIN_PATH?)");
+  f->src = gst_bin_get_by_name (GST_BIN (f->pipe), "s");
+  f->out = gst_bin_get_by_name (GST_BIN (f->pipe), "out");
+  f->q = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
+  g_signal_connect (f->out, "handoff", G_CALLBACK (on_handoff), f->q);
+  fail_if (gst_element_set_state (f->pipe, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
+}
+
+/* n packets of one sender (one socket: rtpsession drops an SSRC that changes its address) to
+ * stream 0, an IDR first, 2 ms apart, sequence numbers from seq0 */
+static void
+send_stream0 (AssppFixture * f, guint16 seq0, gint n)
+{
+  GSocket *sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM, 0, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *to = g_inet_socket_address_new (lo, f->port[0]);
+  gint i;
+
+  for (i = 0; i < n; i++) {
+    GstBuffer *b = rtp_packet ((guint16) (seq0 + i), 1000 + 3600 * i, i == 0 ? 0x65 : 0x41);
     GstMapInfo map;
     fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
     fail_unless (g_socket_send_to (sock, to, (const gchar *) map.data, map.size, NULL, NULL)
@@ -90,8 +104,32 @@ GST_START_TEST (test_output_of_stream0)
   g_object_unref (to);
   g_object_unref (lo);
   g_object_unref (sock);
+}
+
+static void
+fixture_stop (AssppFixture * f)
+{
+  fail_unless_equals_int (gst_element_set_state (f->pipe, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (f->src);
+  gst_object_unref (f->out);
+  gst_object_unref (f->pipe);
+  g_async_queue_unref (f->q);
+}
+
+/* Stream 0's packets come out under asspsrc's own SSRC, in sequence, payload untouched. */
+GST_START_TEST (test_output_of_stream0)
+{
+  AssppFixture f;
+  guint32 out_ssrc = 0;
+  guint16 prev = 0;
+  guint stream = 9;
+  gint i;
+
+  fixture_start (&f);
+  send_stream0 (&f, 65520, 30);
   for (i = 0; i < 20; i++) {
-    GstBuffer *b = amt_wait_buffer (q);
+    GstBuffer *b = amt_wait_buffer (f.q);
     GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
     fail_unless (b != NULL, "no output buffer %d", i);
     fail_unless (gst_rtp_buffer_map (b, GST_MAP_READ, &rtp));
@@ -106,13 +144,67 @@ GST_START_TEST (test_output_of_stream0)
     gst_rtp_buffer_unmap (&rtp);
     gst_buffer_unref (b);
   }
-  g_object_get (el, "stream", &stream, NULL);
+  g_object_get (f.src, "stream", &stream, NULL);
   fail_unless_equals_int (stream, 0);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (el);
-  gst_object_unref (out);
-  gst_object_unref (pipe);
-  g_async_queue_unref (q);
+  fixture_stop (&f);
+}
+GST_END_TEST;
+
+/* Waits (bounded, 10 s: a guard against a hang) for EOS or an error on the pipeline's bus. */
+static gboolean
+wait_eos (GstElement * pipe)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gboolean eos = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+
+  if (m)
+    gst_message_unref (m);
+  gst_object_unref (bus);
+  return eos;
+}
+
+/* The application stops the receiver (gst-launch -e, amcast-node): the EOS it sends the pipeline
+ * reaches the sink, and the streams never joined (their sockets never opened) are not sent it
+ * (an EOS into a udpsrc that was never started logs a g_object_unref critical, which gst-check
+ * fails on). */
+GST_START_TEST (test_eos_from_the_application)
+{
+  AssppFixture f;
+  GstBuffer *b;
+
+  fixture_start (&f);
+  send_stream0 (&f, 100, 5);
+  b = amt_wait_buffer (f.q);
+  fail_unless (b != NULL, "stream 0 is not flowing");
+  gst_buffer_unref (b);
+  fail_unless (gst_element_send_event (f.pipe, gst_event_new_eos ()));
+  fail_unless (wait_eos (f.pipe), "EOS did not reach the sink");
+  fixture_stop (&f);
+}
+GST_END_TEST;
+
+/* EOS out of the stream joined (sent into its asmpsrc, as from its source) reaches the sink: the
+ * streams never joined, whose funnel inputs and RTCP sinks never see an EOS, do not hold it
+ * back. */
+GST_START_TEST (test_eos_from_the_joined_stream)
+{
+  AssppFixture f;
+  GstElement *s0;
+  GstBuffer *b;
+
+  fixture_start (&f);
+  send_stream0 (&f, 100, 5);
+  b = amt_wait_buffer (f.q);
+  fail_unless (b != NULL, "stream 0 is not flowing");
+  gst_buffer_unref (b);
+  s0 = gst_bin_get_by_name (GST_BIN (f.src), "stream_0");
+  fail_unless (s0 != NULL);
+  fail_unless (gst_element_send_event (s0, gst_event_new_eos ()));
+  fail_unless (wait_eos (f.pipe), "EOS did not reach the sink");
+  gst_object_unref (s0);
+  fixture_stop (&f);
 }
 GST_END_TEST;
 
@@ -162,6 +254,8 @@ asspsrc_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_h264_key_start);
   tcase_add_test (tc, test_output_of_stream0);
+  tcase_add_test (tc, test_eos_from_the_application);
+  tcase_add_test (tc, test_eos_from_the_joined_stream);
   tcase_add_test (tc, test_bad_streams);
   return s;
 }

@@ -42,11 +42,28 @@ typedef struct amcc_assp_params {
    * < 1 keeps a receiver on a stream held at its lower limit while its share is above kappa x
    * that limit: overloaded by up to 25 %, losing packets all along. (0.5) */
   double lossy_down;
+  /* Deviation (knee_hold, 0 = off: the share probe of assp_controller.c uncapped): for this
+   * long after the receiver's path last pushed back (a report with loss or a standing queue),
+   * probing does not raise the share above the rate that arrived then (the knee; raised by
+   * clean reports that arrive faster). A path that looks clean below its capacity (the encoder
+   * or a peer holds the stream under it) otherwise lets the probe climb past lambda x the next
+   * lower limit: the receiver tries the next stream, congests, comes back. Longer holds mean
+   * fewer tries on a path that never pushes back where it is, a later return after the path
+   * improves while nothing measures it. (60 s) */
+  amcc_time knee_hold;
+  /* Deviation (floor_competing, 0 = off: ASMP's estimate as it is): while the stream is held
+   * at its lower limit, ASMP asks for less and a queue stands, the share is at least eq. 12's
+   * TCP-friendly rate (TCP's 1448-byte segment, ASMP's RTT and loss event rate). ASMP tells its
+   * own queue from a competitor's by draining it; a sender at the floor cannot follow, so next
+   * to Reno flows ASMP stays in DELAY below the floor for minutes and the receiver never leaves
+   * stream 1 (papers/001 3.2-3.3 on the testbed). (1) */
+  int floor_competing;
 } amcc_assp_params;
 
 void amcc_assp_params_init (amcc_assp_params *p);
 /* AMCC_ERR_PARAM unless beta, kappa in (0, 1], lambda >= 1, a in (0, 1], delta_t > 0,
- * up_hold <= up_hold_max, settle <= 16, lossy_down in [0, 1]. */
+ * up_hold <= up_hold_max, settle <= 16, lossy_down in [0, 1], knee_hold >= 0,
+ * floor_competing 0 or 1. */
 int amcc_assp_params_validate (const amcc_assp_params *p);
 
 /* ---- eq. 3: time-weighted average of a stream's rate over windows [k dt, (k+1) dt) ---- */
@@ -114,6 +131,12 @@ void amcc_assp_rule_on_estimate (amcc_assp_rule *r, double rx_inst_bps, int loss
 uint32_t amcc_assp_rule_on_table (amcc_assp_rule *r, const amcc_assp_table *t);
 /* The caller now receives `stream` (the switch is done, or it was forced). */
 void amcc_assp_rule_set_stream (amcc_assp_rule *r, uint32_t stream);
+
+/* Replaces the parameters of a receiver made by amcc_receiver_new with protocol "assp" (its
+ * rule and share; the defaults otherwise). AMCC_ERR_PARAM for another protocol's receiver or
+ * parameters that do not validate. */
+struct amcc_receiver;
+int amcc_assp_receiver_set_params (struct amcc_receiver *r, const amcc_assp_params *p);
 
 /* ---- wire: APP "ASSP" subtype 1 = the table, then an ASMP echo payload (docs/wire-formats.md) */
 #define AMCC_ASSP_APP_NAME "ASSP"
