@@ -32,6 +32,7 @@ amcc_avmrc_params_init (amcc_avmrc_params *p)
   p->nominal_bytes = 1000.0;
   p->ss_expect_lag = 1;
   p->ss_grace_slots = 1;
+  p->add_recp_check = 1;
 }
 
 void
@@ -287,6 +288,17 @@ update_model (amcc_avmrc_rx *r)
       r->p.to_rtts, r->pkt_bytes);
 }
 
+/* The slot just closed is the first to carry the last addition (joins reach the router
+ * ss_expect_lag slots late) and brought less than 0.95 of its rate: 3.4's test (the
+ * add_recp_check deviation) */
+static int
+addition_unsustained (const amcc_avmrc_rx *r, uint32_t slot)
+{
+  uint32_t lag = r->p.ss_expect_lag < 3 ? r->p.ss_expect_lag : 3;
+  return r->add_since_drop && slot - r->last_add_slot == 1 + lag && r->level > 1
+      && !amcc_avmrc_slowstart_ok (r->b_recp, r->rate[r->lvl_hist[lag]], r->p.slowstart_frac);
+}
+
 /* The receiver's action at the start of slot `slot` (3.3, 3.4). */
 static void
 slot_step (amcc_avmrc_rx *r, uint32_t slot, int flagged)
@@ -313,7 +325,9 @@ slot_step (amcc_avmrc_rx *r, uint32_t slot, int flagged)
       r->phase = AMCC_AVMRC_STEADY;
     int may_add = flagged || r->phase == AMCC_AVMRC_STARTUP;
     int recent = r->add_since_drop && slot - r->last_add_slot <= r->p.n_drop;
-    if (may_add && lvl < r->layers
+    if (r->p.add_recp_check && addition_unsustained (r, slot))
+      set_level (r, lvl - 1, slot);
+    else if (may_add && lvl < r->layers
         && amcc_avmrc_should_add (r->lambda_st, r->lambda_lt, r->rate[lvl], r->rate[lvl + 1],
             r->p.gamma1))
       set_level (r, lvl + 1, slot);

@@ -343,6 +343,53 @@ test_loss_then_add_slots (void)
   AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == 3 && d.rx.drops == 2);
 }
 
+/* add_recp_check: the first slot that carries a steady-state addition (one slot after it,
+ * ss_expect_lag = 1) must bring 0.95 B_curr. A path that carries 3 layers after the add slot:
+ * slot 21 brings B_3 = 7200 bytes in 0.1 s = 576 kb/s < 0.95 x 864 kb/s = 820.8 kb/s: dropped
+ * at slot 22's decision. With 0 (the paper) 3.3's rule keeps it: delta = 0 here, so the model
+ * allows far more. */
+static void
+test_addition_check (void)
+{
+  amcc_avmrc_params p;
+  drv d;
+  for (uint32_t check = 0; check <= 1; check++) {
+    amcc_avmrc_params_init (&p);
+    p.n_startup = 0;
+    p.add_recp_check = check;
+    drv_init (&d, &p);
+    feed_slot (&d, 0, 99, 0);
+    feed_slot (&d, 1, 99, 0);
+    d.skip_seq0 = 2;                        /* as in test_loss_then_add_slots: steady at 3 */
+    for (uint32_t k = 2; k < 20; k++)
+      feed_slot (&d, k, 99, 0);
+    AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == 3 && d.rx.phase == AMCC_AVMRC_STEADY);
+    feed_slot (&d, 20, 99, 0);              /* the add slot: 4 */
+    feed_slot (&d, 21, 3, 0);               /* judged at slot 22: the path carried 3 */
+    AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == 4);
+    feed_slot (&d, 22, 3, 0);
+    AMT_NEAR (d.rx.b_recp, 576e3, 1);
+    AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == (check ? 3u : 4u));
+    AMT_CHECK (d.rx.drops == 1 + check);    /* slow start's drop, then this one */
+  }
+  /* the slot after the add slot is not judged (it still had the old subscription) */
+  amcc_avmrc_params_init (&p);
+  p.n_startup = 0;
+  drv_init (&d, &p);
+  feed_slot (&d, 0, 99, 0);
+  feed_slot (&d, 1, 99, 0);
+  d.skip_seq0 = 2;
+  for (uint32_t k = 2; k < 20; k++)
+    feed_slot (&d, k, 99, 0);
+  feed_slot (&d, 20, 3, 0);                 /* the add slot: its burst had 3 layers */
+  feed_slot (&d, 21, 99, 0);
+  AMT_NEAR (d.rx.b_recp, 576e3, 1);
+  AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == 4);
+  feed_slot (&d, 22, 99, 0);                /* slot 21 brought 864 kb/s: kept */
+  AMT_NEAR (d.rx.b_recp, 864e3, 1);
+  AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == 4);
+}
+
 /* VMRC keeps alpha = beta static; RMRC seeds its history when slow start ends before a loss
  * (4.1): one interval of 1/p packets with eq. 1 (p) = the rate kept */
 static void
@@ -426,6 +473,7 @@ main (void)
   AMT_RUN (test_slow_start_rate_test);
   AMT_RUN (test_slow_start_lag);
   AMT_RUN (test_loss_then_add_slots);
+  AMT_RUN (test_addition_check);
   AMT_RUN (test_variants);
   AMT_RUN (test_controller);
   return amt_summary ();

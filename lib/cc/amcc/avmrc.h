@@ -56,6 +56,13 @@ typedef struct amcc_avmrc_params {
   /* Deviation: the first slot after joining (partly received) does not end slow start. 0 = the
    * paper (every slot tested). Default 1. */
   uint32_t ss_grace_slots;
+  /* Deviation: after slow start, the first slot that carries an added layer (ss_expect_lag
+   * slots after the addition) must pass slow start's test too (3.4: B_recp >= 0.95 B_curr),
+   * else the layer is dropped at once. 0 = the paper (only 3.3's drop rule judges an addition).
+   * With bursts every tau, one burst of too many layers raises delta too little for 3.3's quick
+   * drop; the next burst is then already at the router, and a third overflows it (lib/cc/README.md
+   * "AVMRC"). Default 1. */
+  uint32_t add_recp_check;
 } amcc_avmrc_params;
 
 /* The paper's AVMRC (table 1; deviations at their defaults above). */
