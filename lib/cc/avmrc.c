@@ -33,6 +33,7 @@ amcc_avmrc_params_init (amcc_avmrc_params *p)
   p->ss_expect_lag = 1;
   p->ss_grace_slots = 1;
   p->add_recp_check = 1;
+  p->add_recp_frac = 0.8;
 }
 
 void
@@ -296,7 +297,7 @@ addition_unsustained (const amcc_avmrc_rx *r, uint32_t slot)
 {
   uint32_t lag = r->p.ss_expect_lag < 3 ? r->p.ss_expect_lag : 3;
   return r->add_since_drop && slot - r->last_add_slot == 1 + lag && r->level > 1
-      && !amcc_avmrc_slowstart_ok (r->b_recp, r->rate[r->lvl_hist[lag]], r->p.slowstart_frac);
+      && !amcc_avmrc_slowstart_ok (r->b_recp, r->rate[r->lvl_hist[lag]], r->p.add_recp_frac);
 }
 
 /* The receiver's action at the start of slot `slot` (3.3, 3.4). */

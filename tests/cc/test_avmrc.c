@@ -344,10 +344,10 @@ test_loss_then_add_slots (void)
 }
 
 /* add_recp_check: the first slot that carries a steady-state addition (one slot after it,
- * ss_expect_lag = 1) must bring 0.95 B_curr. A path that carries 3 layers after the add slot:
- * slot 21 brings B_3 = 7200 bytes in 0.1 s = 576 kb/s < 0.95 x 864 kb/s = 820.8 kb/s: dropped
- * at slot 22's decision. With 0 (the paper) 3.3's rule keeps it: delta = 0 here, so the model
- * allows far more. */
+ * ss_expect_lag = 1) must bring add_recp_frac (0.8) B_curr. A path that carries 3 layers after
+ * the add slot: slot 21 brings B_3 = 7200 bytes in 0.1 s = 576 kb/s < 0.8 x 864 kb/s = 691.2
+ * kb/s: dropped at slot 22's decision. With 0 (the paper) 3.3's rule keeps it: delta = 0 here,
+ * so the model allows far more. */
 static void
 test_addition_check (void)
 {
@@ -388,6 +388,26 @@ test_addition_check (void)
   feed_slot (&d, 22, 99, 0);                /* slot 21 brought 864 kb/s: kept */
   AMT_NEAR (d.rx.b_recp, 864e3, 1);
   AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == 4);
+  /* add_recp_frac: slot 21 whole but its next slot's first packet 20 ms late (a queue growing
+   * under other traffic): 10800 bytes in 0.12 s = 720 kb/s, 0.83 x 864: kept at 0.8, dropped at
+   * slow start's 0.95 (820.8 kb/s) */
+  for (int f = 0; f < 2; f++) {
+    amcc_avmrc_params_init (&p);
+    p.n_startup = 0;
+    if (f)
+      p.add_recp_frac = 0.95;
+    drv_init (&d, &p);
+    feed_slot (&d, 0, 99, 0);
+    feed_slot (&d, 1, 99, 0);
+    d.skip_seq0 = 2;
+    for (uint32_t k = 2; k < 20; k++)
+      feed_slot (&d, k, 99, 0);
+    feed_slot (&d, 20, 3, 0);
+    feed_slot (&d, 21, 99, 0);
+    feed_slot (&d, 22, 99, 20);
+    AMT_NEAR (d.rx.b_recp, 720e3, 1);
+    AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == (f ? 3u : 4u));
+  }
 }
 
 /* VMRC keeps alpha = beta static; RMRC seeds its history when slow start ends before a loss

@@ -63,6 +63,9 @@ typedef struct amcc_avmrc_params {
    * drop; the next burst is then already at the router, and a third overflows it (lib/cc/README.md
    * "AVMRC"). Default 1. */
   uint32_t add_recp_check;
+  /* Deviation: the fraction of B_curr that slot must bring (slow start's 0.95 makes every
+   * addition next to a Reno flow fail: its growing queue stretches the slot). Default 0.8. */
+  double add_recp_frac;
 } amcc_avmrc_params;
 
 /* The paper's AVMRC (table 1; deviations at their defaults above). */
