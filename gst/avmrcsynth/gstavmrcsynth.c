@@ -1,10 +1,11 @@
 /* gstavmrcsynth.c - avmrcsynth: the synthetic workload of papers/003 4.2 for protocol experiments
  * with avmrclayers: C constant-rate channels (cumulative B_1 = b1, B_i = factor x B_(i-1); the
  * paper: 9 channels, 256 kbit/s, 1.5), packets of at most packet-size bytes, sent in one burst
- * per scheduling period.
+ * per scheduling period. At most 4 channels: the channel travels as the VP8 descriptor's 2-bit
+ * TID (a fifth would be sent as channel 0).
  *
- *   avmrcsynth channels=9 ! avmrclayers layers=9 pacing=false
- *   avmrcsrc layers=9 ! fakesink
+ *   avmrcsynth channels=4 ! avmrclayers layers=4 pacing=false
+ *   avmrcsrc layers=4 ! fakesink
  *
  * Each packet is RTP with a minimal VP8 payload descriptor (X, S, T with TID = its channel) so
  * avmrclayers routes it like video, and the marker bit and a timestamp of its own, so avmrcsrc's
@@ -23,7 +24,7 @@
 GST_DEBUG_CATEGORY_STATIC (avmrcsynth_debug);
 #define GST_CAT_DEFAULT avmrcsynth_debug
 
-#define MAX_CH AMCC_AVMRC_MAX_LAYERS
+#define MAX_CH 4                /* the VP8 TID's 2 bits */
 #define DEFAULT_PERIOD_MS 100
 #define DEFAULT_PACKET 1000
 #define DESC_LEN 3              /* X|S, T, TID<<6 */
@@ -221,7 +222,7 @@ static void
 gst_avmrc_synth_init (GstAvmrcSynth * self)
 {
   g_mutex_init (&self->lock);
-  self->channels = AMCC_AVMRC_PAPER_LAYERS;
+  self->channels = MAX_CH;
   self->b1 = (guint) AMCC_AVMRC_PAPER_B1_BPS;
   self->factor = AMCC_AVMRC_PAPER_FACTOR;
   self->period_ms = DEFAULT_PERIOD_MS;
@@ -254,7 +255,8 @@ gst_avmrc_synth_class_init (GstAvmrcSynthClass * klass)
   GST_PUSH_SRC_CLASS (klass)->create = create;
 
   props[PROP_CHANNELS] = g_param_spec_uint ("channels", "Channels",
-      "Channels C (the paper: 9)", 1, MAX_CH, AMCC_AVMRC_PAPER_LAYERS, rw);
+      "Channels C, at most 4: the channel is the VP8 descriptor's 2-bit TID (the paper: 9)", 1,
+      MAX_CH, MAX_CH, rw);
   props[PROP_B1] = g_param_spec_uint ("b1", "B_1",
       "Rate of channel 1 = B_1 (bit/s; the paper: 256000)", 1, G_MAXUINT,
       (guint) AMCC_AVMRC_PAPER_B1_BPS, rw);

@@ -32,6 +32,8 @@ amcc_avmrc_params_init (amcc_avmrc_params *p)
   p->nominal_bytes = 1000.0;
   p->ss_expect_lag = 1;
   p->ss_grace_slots = 1;
+  p->add_recp_check = 2;
+  p->add_recp_frac = 0.8;
 }
 
 void
@@ -208,6 +210,7 @@ set_level (amcc_avmrc_rx *r, uint32_t level, uint32_t slot)
     r->adds++;
     r->last_add_slot = slot;
     r->add_since_drop = 1;
+    r->add_seen = 0;
   } else {
     r->drops++;
     r->add_since_drop = 0;
@@ -287,6 +290,18 @@ update_model (amcc_avmrc_rx *r)
       r->p.to_rtts, r->pkt_bytes);
 }
 
+/* The slot just closed is one of the first add_recp_check to carry the last addition and the
+ * layers held before it came at less than add_recp_frac of their rate (3.4's test on them: the
+ * add_recp_check deviation). Counted from the added layer's first packet, not from the add:
+ * a join reaches the router a slot or more later (IGMP, the element's thread). */
+static int
+addition_unsustained (const amcc_avmrc_rx *r)
+{
+  return r->add_since_drop && r->add_seen && r->level > 1
+      && r->slot - r->add_seen_slot < r->p.add_recp_check
+      && !amcc_avmrc_slowstart_ok (r->b_held, r->rate[r->level - 1], r->p.add_recp_frac);
+}
+
 /* The receiver's action at the start of slot `slot` (3.3, 3.4). */
 static void
 slot_step (amcc_avmrc_rx *r, uint32_t slot, int flagged)
@@ -313,7 +328,9 @@ slot_step (amcc_avmrc_rx *r, uint32_t slot, int flagged)
       r->phase = AMCC_AVMRC_STEADY;
     int may_add = flagged || r->phase == AMCC_AVMRC_STARTUP;
     int recent = r->add_since_drop && slot - r->last_add_slot <= r->p.n_drop;
-    if (may_add && lvl < r->layers
+    if (r->p.add_recp_check && addition_unsustained (r))
+      set_level (r, lvl - 1, slot);
+    else if (may_add && lvl < r->layers
         && amcc_avmrc_should_add (r->lambda_st, r->lambda_lt, r->rate[lvl], r->rate[lvl + 1],
             r->p.gamma1))
       set_level (r, lvl + 1, slot);
@@ -337,6 +354,12 @@ count_packet (amcc_avmrc_rx *r, amcc_time now, uint32_t layer, uint16_t seq, uin
   if (res == AMCC_SEQ_DUPLICATE || res == AMCC_SEQ_TOO_OLD || res == AMCC_SEQ_BAD)
     return;
   r->slot_bytes += bytes;
+  if (layer + 1 < r->level)
+    r->slot_bytes_held += bytes;
+  else if (r->add_since_drop && !r->add_seen) {
+    r->add_seen = 1;            /* the top layer, i.e. the one added last, is here */
+    r->add_seen_slot = r->slot;
+  }
   r->pkt_bytes += (bytes - r->pkt_bytes) / 16.0;
   r->since_loss += 1;
   r->since_join += 1;
@@ -373,10 +396,11 @@ amcc_avmrc_rx_on_packet (amcc_avmrc_rx *r, amcc_time now, uint32_t layer, uint16
       /* the first packet of a new slot closes the last one (late ones of it count here) */
       double el = fmax (amcc_time_to_s (now - r->slot_start), amcc_time_to_s (r->p.tau) / 2);
       r->b_recp = r->slot_bytes * 8.0 / el;
+      r->b_held = r->slot_bytes_held * 8.0 / el;
       slot_step (r, stamp->slot, stamp->flagged);
       r->slot = stamp->slot;
       r->slot_start = now;
-      r->slot_bytes = 0;
+      r->slot_bytes = r->slot_bytes_held = 0;
       stepped = 1;
     }
     if (stamp->send_time != AMCC_TIME_NONE && now != AMCC_TIME_NONE) {

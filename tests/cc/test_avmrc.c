@@ -343,6 +343,61 @@ test_loss_then_add_slots (void)
   AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == 3 && d.rx.drops == 2);
 }
 
+/* steady at 3 layers (slow start ended by a loss, as in test_loss_then_add_slots), n_startup 0 */
+static void
+steady_at_3 (drv *d, double frac, uint32_t check)
+{
+  amcc_avmrc_params p;
+  amcc_avmrc_params_init (&p);
+  p.n_startup = 0;
+  p.add_recp_frac = frac;
+  p.add_recp_check = check;
+  drv_init (d, &p);
+  feed_slot (d, 0, 99, 0);
+  feed_slot (d, 1, 99, 0);
+  d->skip_seq0 = 2;
+  for (uint32_t k = 2; k < 20; k++)
+    feed_slot (d, k, 99, 0);
+  AMT_CHECK (amcc_avmrc_rx_level (&d->rx) == 3 && d->rx.phase == AMCC_AVMRC_STEADY);
+}
+
+/* add_recp_check / add_recp_frac: the slots that carry an added layer must show the layers held
+ * before it arriving at 0.8 of their rate, B_3 = 576 kb/s. Slot 20 (the add slot; feed_slot's
+ * joins act at once) carries 4 layers; slot 21's first packet comes 30 ms late: layers 1-3
+ * brought 7200 bytes in 0.13 s = 443 kb/s < 0.8 x 576 = 460.8: dropped at slot 21's decision
+ * (with 0, the paper, kept). 20 ms late: 480 kb/s, kept at 0.8, dropped at 0.95 (547.2). */
+static void
+test_addition_check (void)
+{
+  drv d;
+  for (uint32_t check = 0; check <= 2; check += 2) {
+    steady_at_3 (&d, 0.8, check);
+    feed_slot (&d, 20, 99, 0);
+    AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == 4);
+    feed_slot (&d, 21, 99, 30);
+    AMT_NEAR (d.rx.b_held, 443.08e3, 10);
+    AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == (check ? 3u : 4u));
+    AMT_CHECK (d.rx.drops == (check ? 2u : 1u));  /* slow start's drop, then this one */
+  }
+  for (int f = 0; f < 2; f++) {
+    steady_at_3 (&d, f ? 0.95 : 0.8, 2);
+    feed_slot (&d, 20, 99, 0);
+    feed_slot (&d, 21, 99, 20);
+    AMT_NEAR (d.rx.b_held, 480e3, 1);
+    AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == (f ? 3u : 4u));
+  }
+  /* counted from the added layer's first packet (a join that takes slots to reach the router):
+   * slots 20 and 21 carry 3 layers, slot 21 late (not judged: the layer is not there yet),
+   * slot 22 carries 4 on time, slot 23 30 ms late: slot 22 judged, dropped at slot 23 */
+  steady_at_3 (&d, 0.8, 2);
+  feed_slot (&d, 20, 3, 0);
+  feed_slot (&d, 21, 3, 30);
+  feed_slot (&d, 22, 99, 0);
+  AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == 4 && d.rx.add_seen && d.rx.add_seen_slot == 22);
+  feed_slot (&d, 23, 99, 30);
+  AMT_CHECK (amcc_avmrc_rx_level (&d.rx) == 3);
+}
+
 /* VMRC keeps alpha = beta static; RMRC seeds its history when slow start ends before a loss
  * (4.1): one interval of 1/p packets with eq. 1 (p) = the rate kept */
 static void
@@ -426,6 +481,7 @@ main (void)
   AMT_RUN (test_slow_start_rate_test);
   AMT_RUN (test_slow_start_lag);
   AMT_RUN (test_loss_then_add_slots);
+  AMT_RUN (test_addition_check);
   AMT_RUN (test_variants);
   AMT_RUN (test_controller);
   return amt_summary ();

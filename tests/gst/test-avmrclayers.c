@@ -288,6 +288,15 @@ GST_START_TEST (test_synth)
   guint16 seq = 0;
 
   fail_unless (el != NULL);
+  {
+    /* the channel is the 2-bit TID: a fifth channel cannot be asked for (it would be sent as 0) */
+    GParamSpecUInt *ch = G_PARAM_SPEC_UINT (g_object_class_find_property (G_OBJECT_GET_CLASS (el),
+            "channels"));
+    guint n;
+    g_object_get (el, "channels", &n, NULL);
+    fail_unless_equals_int (ch->maximum, 4);
+    fail_unless_equals_int (n, 4);
+  }
   g_object_set (el, "channels", 3, "b1", 80000, "factor", 1.5, "period", 100, "packet-size",
       500, NULL);
   h = gst_harness_new_with_element (el, NULL, "src");

@@ -56,6 +56,17 @@ typedef struct amcc_avmrc_params {
   /* Deviation: the first slot after joining (partly received) does not end slow start. 0 = the
    * paper (every slot tested). Default 1. */
   uint32_t ss_grace_slots;
+  /* Deviation: after slow start, the first add_recp_check slots that carry packets of an added
+   * layer must show the layers held before it still arriving at add_recp_frac of their rate
+   * (3.4's test, B_recp >= frac B_curr, on those layers: a shortfall is the queue growing
+   * under the new load), else the layer is dropped at once. 0 = the paper (only 3.3's drop rule
+   * judges an addition). With bursts every tau, one burst of too many layers raises delta too
+   * little for 3.3's quick drop; the next burst is then already at the router, and a third
+   * overflows it (lib/cc/README.md "AVMRC"). Default 2. */
+  uint32_t add_recp_check;
+  /* Deviation: that fraction (slow start's 0.95 fails next to a Reno flow, whose growing queue
+   * stretches every slot a little). Default 0.8. */
+  double add_recp_frac;
 } amcc_avmrc_params;
 
 /* The paper's AVMRC (table 1; deviations at their defaults above). */
@@ -130,6 +141,10 @@ typedef struct amcc_avmrc_rx {
   int add_since_drop;                   /* an addition with no drop since */
   amcc_time slot_start;                 /* arrival of the slot's first packet */
   double slot_bytes;
+  double slot_bytes_held;               /* of the layers below the top one */
+  int add_seen;                         /* a packet of the last added layer arrived */
+  uint32_t add_seen_slot;               /* in this slot */
+  double b_held;                        /* bit/s of the layers below the top, last slot */
   uint32_t lvl_hist[4];                 /* level at the last boundaries, [0] = newest */
   double b_recp;                        /* bit/s over the last slot */
   amcc_avmrc_phase phase;

@@ -20,6 +20,9 @@ class Protocol:
     pair: bool = True       # one of the seeds' ASMP/TFMCC pair (`--protocol both`)
     # simulcast (ASSP): the ladder, lowest first, as Stream entries; () = one stream
     streams: tuple = ()
+    # receiver-driven layers (AVMRC): no feedback, the receiver joins the layers' groups; run by
+    # amcast_testbed/layered.py and tools/testbed/amcast-layered-node, not by amcast-node
+    layered: bool = False
 
     def sender_desc(self, name="net"):
         """gst-launch fragment of the sending end, linked after the payloader."""
@@ -58,8 +61,13 @@ def pair():
 
 
 def single_stream_names():
-    """The protocols with one stream (not simulcast): what the scenarios can run."""
-    return [n for n, p in _REGISTRY.items() if not p.streams]
+    """The protocols with one stream (not simulcast, not layered): what `all` runs."""
+    return [n for n, p in _REGISTRY.items() if not p.streams and not p.layered]
+
+
+def node_names():
+    """The protocols amcast-node (and so amcast-demo) runs: all but the layered ones."""
+    return [n for n, p in _REGISTRY.items() if not p.layered]
 
 
 def get(name):
@@ -89,6 +97,15 @@ register(Protocol("assp", "ASSP (papers/001): simulcast, each receiver on the hi
                   stats=("asmpsink-stats", "asmpsrc-stats"),
                   streams=(Stream(320, 180, 100000, 200000), Stream(480, 270, 200000, 500000),
                            Stream(640, 360, 600000, 1000000))))
+
+
+# AVMRC and its baselines (papers/003): cumulative layers on their own groups, receiver-driven;
+# the scenarios send the paper's synthetic channels (avmrcsynth, rates from the file's [layers])
+for _n, _what in (("avmrc", "AVMRC (papers/003): layered, receiver-driven, TCP Vegas model"),
+                  ("rmrc", "RMRC: AVMRC's rules with the TCP Reno model (papers/003 4.1)"),
+                  ("vmrc", "VMRC: AVMRC with static Vegas thresholds 6 (papers/003 5.4)")):
+    register(Protocol(_n, _what, sender="avmrclayers", receiver="avmrcsrc",
+                      receiver_props={"protocol": _n}, pair=False, layered=True))
 
 
 def stats_names():
