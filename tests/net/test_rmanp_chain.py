@@ -9,7 +9,7 @@
 r1, r2/r2b and r3 are three segments joined only by the relays (application-level, as in
 test_rmanp_elements.py). The bottleneck is relay1's downstream: the tbf on r2's port toward r2b,
 shared by relay1's group and one TCP Reno flow (flowgen.py, the testbed's own generator) from
-tcps to tcpr. TCP runs from TCP_AT to TCP_AT + tcp_s after the source starts; the shared phase
+tcps to tcpr. TCP runs from TCP_AT to TCP_AT + TCP_S after the source starts; the shared phase
 measured is [TCP_AT + SETTLE_S, end of TCP or of the transfer). RMANP's throughput there is rx1's
 goodput (its `bytes`, in order and complete; rx1 loses nothing below relay2), TCP's is its sink's.
 Prints, as papers/004 reports them: RMANP and TCP throughput in the shared phase and their
@@ -22,7 +22,6 @@ rx2's random loss) and the ratio within [RATIO_MIN, RATIO_MAX].
   ... [--min-rate BPS]            Rm (100000); the ratio is checked for the defaults only
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root or no delay line.
 """
-import hashlib
 import os
 import subprocess
 import sys
@@ -38,8 +37,8 @@ from amcast_testbed.traffic import FLOWGEN  # noqa: E402
 import test_asmp_elements as el  # noqa: E402  (check(), live_main())
 from test_rmanp_elements import FIELD, last_stats, sha256  # noqa: E402
 
-LONG = '--long' in sys.argv[1:]
 _arg = sys.argv[1:]
+LONG = '--long' in _arg
 
 
 def _opt(name):
@@ -62,7 +61,7 @@ SETTLE_S = 5.0                          # TCP's slow start and RMANP's first CIs
 STATS_MS = 500
 DONE_S = 300 if LONG else 90            # at Rm alone 700 kB take 56 s, 2 MB 160 s
 RX_EXIT_S = 15
-# RMANP/TCP bounds for the default 2 % loss (the spread of 5 runs is in docs/results.md "RMANP").
+# RMANP/TCP bounds for the default 2 % loss (the runs and their spread: docs/results.md "RMANP").
 # Every gap rx2 sees is a CI, so the session sits just above its floor Rm; TCP takes the rest.
 # Low: RMANP at Rm (98 kbit/s of goodput) next to TCP at the whole remaining link (at most
 # 850 kbit/s of goodput) is 0.115, so below 0.10 RMANP ran under its floor (a stalled repair
