@@ -113,16 +113,17 @@ def at(ser, t):
     return ser[-1][1]
 
 
-def tcp_bytes(csv, a, b):
-    """Bytes the TCP sink counted in the rows whose interval lies in [a, b)."""
-    n = 0
+def tcp_rate(csv, a, b):
+    """TCP's bit/s over the sink's 1 s rows that lie within [a, b) (the rows start when the sink
+    does, not at t0: dividing by b - a would count a row too few)."""
+    n = rows = 0
     with open(csv) as f:
         next(f, None)
         for line in f:
             ts, nb = line.strip().split(',')
             if a <= float(ts) and float(ts) + 1.0 <= b:
-                n += int(nb)
-    return n
+                n, rows = n + int(nb), rows + 1
+    return n * 8 / rows if rows else 0.0
 
 
 def session(run):
@@ -222,7 +223,7 @@ def evaluate(s):
     rm_bytes = series(logs['rx1'], 'rmanpsrc-stats', 'bytes')
     if b - a >= 5:
         rmanp_bps = (at(rm_bytes, b) - at(rm_bytes, a)) * 8 / (b - a)
-        tcp_bps = tcp_bytes(s['tcp_csv'], a, b) * 8 / (b - a)
+        tcp_bps = tcp_rate(s['tcp_csv'], a, b)
         ratio = rmanp_bps / tcp_bps if tcp_bps else float('inf')
         print(f'# shared phase {a - t0:.1f}-{b - t0:.1f} s: RMANP {rmanp_bps / 1e3:.0f} kbit/s '
               f'(rx1 goodput), TCP {tcp_bps / 1e3:.0f} kbit/s, RMANP/TCP {ratio:.2f}, '
