@@ -68,7 +68,7 @@ RX_EXIT_S = 15
 # Every gap rx2 sees is a CI, so the session sits just above its floor Rm; TCP takes the rest.
 # Low: RMANP at Rm (98 kbit/s of goodput) next to TCP at the whole remaining link (at most
 # 860 kbit/s of goodput) is 0.114, so below 0.10 RMANP ran under its floor (a stalled repair
-# or chain). High: 0.25 is 1.8x the highest ratio measured: RMANP at twice its usual rate, as
+# or chain). High: 0.25 is about 1.9x the highest ratio measured: RMANP at twice its usual rate, as
 # when CIs are lost or ignored somewhere on the chain, fails it.
 RATIO_MIN, RATIO_MAX = 0.10, 0.25
 check = el.check
