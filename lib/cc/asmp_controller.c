@@ -205,7 +205,9 @@ amcc_asmp_rx_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
     uint32_t members)
 {
   asmp_rx *a = (asmp_rx *) r;
-  amcc_time iv = r->cfg.rtcp_interval;
+  /* the computed interval (the caller's RFC 3550 Td), not the configured minimum, which is
+   * never above T_suspend: with it eq. 20 never started */
+  amcc_time iv = amcc_receiver_rtcp_interval (r);
   /* each SR starts a feedback round; lib/cc says when to report (eq. 20 above T_suspend) */
   amcc_time due = amcc_asmp_receiver_schedule (&a->rx, now, iv, members ? members : 1,
       amcc_ctl_uniform (&r->rng));

@@ -442,6 +442,7 @@ amcc_receiver_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_
   r->have_sender = 0;
   r->sender_changes = 0;
   r->stream = 0;
+  r->rtcp_computed = 0;
   return r;
 }
 
@@ -495,6 +496,20 @@ amcc_receiver_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
 {
   if (ssrc != r->cfg.ssrc && r->proto->receiver->on_sender_report)
     r->proto->receiver->on_sender_report (r, now, ssrc, members);
+}
+
+void
+amcc_receiver_set_rtcp_interval (amcc_receiver *r, amcc_time now, amcc_time interval)
+{
+  (void) now;
+  if (interval > 0)
+    r->rtcp_computed = interval;
+}
+
+amcc_time
+amcc_receiver_rtcp_interval (const amcc_receiver *r)
+{
+  return r->rtcp_computed > 0 ? r->rtcp_computed : r->cfg.rtcp_interval;
 }
 
 amcc_app_result

@@ -57,6 +57,7 @@ struct amcc_receiver {
   amcc_time sender_last;       /* its last packet */
   uint64_t sender_changes;
   uint32_t stream;             /* the stream received (amcc_receiver_set_stream) */
+  amcc_time rtcp_computed;     /* amcc_receiver_set_rtcp_interval, 0 = not told */
 };
 
 /* Names the APP payload a role's next_app wrote: returns 1, what next_app returns for "send". */

@@ -486,6 +486,9 @@ VideoReceiver::OnRtcp (Ptr<Socket> s)
       lsr_ = h.ntp_mid32;
       sr_arrival_ = tnow;
       have_sr_ = true;
+      /* the interval RFC 3550 computes now (ASMP's eq. 20 compares it with T_suspend) */
+      amcc_receiver_set_rtcp_interval (cc_, now, (amcc_time) (std::max (timer_.td, timer_.min_s)
+              * AMCC_NS_PER_S));
       amcc_receiver_on_sender_report (cc_, now, h.ssrc, (uint32_t) peers_.size () + 1);
     }
     if (h.has_app)

@@ -104,6 +104,15 @@ typedef struct amcc_asmp_params {
                                 rate that arrived (0.05; 0 = eq. 13's P/t_RTT) */
   double step_frac;          /* COMPETING: a report may rise by max(P/t_RTT, this x r_prev) while
                                 eq. 12 is above r_prev (0.25; 0 = P/t_RTT, the paper's bound) */
+  double window_s;           /* while the RTCP interval (amcc_asmp_receiver_schedule) exceeds
+                                this, a measurement interval also closes at a packet once it has
+                                lasted this long, between reports; a report reuses the last closed
+                                one while the open one is under half of it (1 s; 0 = the paper:
+                                one interval per RTCP report, whose length grows with the group) */
+  int drop_suppressed;       /* sender: a receiver whose RR came without a rate report (it
+                                suppressed it) leaves eq. 1 until it reports again: a peer it
+                                heard reported at most its rate (1; 0 = the paper: its last
+                                report counts until it times out) */
 } amcc_asmp_params;
 
 typedef enum amcc_asmp_mode {
@@ -160,7 +169,10 @@ typedef struct amcc_asmp_receiver {
   uint64_t prev_iv_bytes;    /* bytes and length of the interval before (standing_queue_cap) */
   double prev_iv_secs;
   uint32_t congested_run;    /* consecutive CONGESTED reports */
-  amcc_time iv_start;        /* start of the current interval (first packet or last report) */
+  amcc_time iv_start;        /* start of the current interval (first packet or last close) */
+  uint32_t windows;          /* intervals closed by window_s since the last report */
+  amcc_time report_at;       /* the last report, AMCC_TIME_NONE = none yet */
+  amcc_time rtcp_iv;         /* the RTCP interval of the last round (window_s), 0 = none yet */
   amcc_time last_arrival;
   uint32_t report_seq;
   amcc_asmp_report last;     /* last report made */
@@ -233,6 +245,7 @@ typedef struct amcc_asmp_sender_stats {
   uint32_t slowest_ssrc;     /* valid when rated > 0 */
   double slowest_rate_bps;
   uint64_t reports, expired, byes, rejected;
+  uint64_t stale;            /* rates dropped from eq. 1 after a suppressed report (drop_suppressed) */
 } amcc_asmp_sender_stats;
 
 /* NULL on allocation failure or invalid params. */
