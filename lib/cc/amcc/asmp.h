@@ -212,14 +212,16 @@ int amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t s
 void amcc_asmp_receiver_on_extra_bytes (amcc_asmp_receiver *rx, uint32_t bytes);
 /* The sender echoed this receiver's RTT (eq. 9 value, ns). AMCC_ERR_PARAM if <= 0 or > 60 s. */
 int amcc_asmp_receiver_on_rtt_echo (amcc_asmp_receiver *rx, amcc_time now, amcc_time rtt);
-/* At each RTCP report: closes the interval, runs eq. 2-3, 11, 12-14, 18-19, fills *out. */
+/* At each RTCP report: closes the interval, runs eq. 2-3, 11, 12-14, 18-19, fills *out (with
+ * window_s: the last interval a packet closed, when the open one is under window_s / 2). */
 void amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now,
     amcc_asmp_report *out);
 
 /* eq. 20: a sample of the truncated exponential on [0, t_rand] for u in [0,1):
  * z = (t_rand / lambda) ln(1 + u (e^lambda - 1)); lambda <= 0 gives the uniform u * t_rand. */
 amcc_time amcc_asmp_feedback_delay (amcc_time t_rand, double lambda, double u);
-/* Start a feedback round: returns when to send the report. rtcp_interval <= t_suspend: the plain
+/* Start a feedback round: returns when to send the report. rtcp_interval is the interval the
+ * caller's RTCP computes now (RFC 3550 Td; window_s keeps it). rtcp_interval <= t_suspend: the plain
  * now + rtcp_interval; above: now + eq. 20 sample on [0, T_rand] with lambda from params or
  * ln(group_size) + 1. Call at each round start (e.g. on the sender's SR); clears suppression. */
 amcc_time amcc_asmp_receiver_schedule (amcc_asmp_receiver *rx, amcc_time now,
