@@ -79,6 +79,7 @@ amcc_asmp_tx_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char na
     return AMCC_APP_FOREIGN;
   if (subtype == AMCC_ASMP_SUBTYPE_ECHO)
     return AMCC_APP_IGNORED;    /* another sender's echo */
+  amcc_asmp_sender_set_timeout (((asmp_tx *) s)->tx, s->cfg.receiver_timeout);
   if (subtype != AMCC_ASMP_SUBTYPE_REPORT || amcc_asmp_report_decode (data, len, &r) != AMCC_OK
       || amcc_asmp_sender_on_report (((asmp_tx *) s)->tx, now, ssrc, &r) != AMCC_OK)
     return AMCC_APP_MALFORMED;
@@ -102,6 +103,8 @@ amcc_asmp_tx_on_bye (amcc_sender *s, amcc_time now, uint32_t ssrc)
 double
 amcc_asmp_tx_rate (amcc_sender *s, amcc_time now)
 {
+  /* the timeout follows the RTCP interval (amcc_sender_set_rtcp_interval) */
+  amcc_asmp_sender_set_timeout (((asmp_tx *) s)->tx, s->cfg.receiver_timeout);
   return amcc_asmp_sender_rate (((asmp_tx *) s)->tx, now);
 }
 

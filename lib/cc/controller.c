@@ -95,6 +95,7 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
   amcc_sender *s = proto->sender->create (&c, now);
   if (!s)
     return NULL;
+  s->timeout_auto = cfg->receiver_timeout <= 0;
   s->proto = proto;
   s->cfg = c;
   memset (&s->peers, 0, sizeof s->peers);
@@ -170,6 +171,15 @@ amcc_sender_free (amcc_sender *s)
 const amcc_protocol *amcc_sender_protocol (const amcc_sender *s) { return s->proto; }
 void amcc_sender_set_ssrc (amcc_sender *s, uint32_t ssrc) { s->cfg.ssrc = ssrc; }
 amcc_time amcc_sender_receiver_timeout (const amcc_sender *s) { return s->cfg.receiver_timeout; }
+
+void
+amcc_sender_set_rtcp_interval (amcc_sender *s, amcc_time now, amcc_time interval)
+{
+  (void) now;
+  if (s->timeout_auto && interval > 0)
+    s->cfg.receiver_timeout = TIMEOUT_INTERVALS * (interval > s->cfg.rtcp_interval ? interval
+        : s->cfg.rtcp_interval);
+}
 
 void
 amcc_sender_on_rtp_sent (amcc_sender *s, amcc_time now, size_t bytes)

@@ -32,6 +32,7 @@ struct amcc_sender {
   amcc_time last_heard;        /* last report block or report taken, AMCC_TIME_NONE = never */
   double rate_heard;           /* the target while someone was still heard */
   uint32_t live;               /* the protocol's live receivers at the last rate call */
+  int timeout_auto;            /* receiver_timeout follows the RTCP interval (cfg had 0) */
   int bye_seen;                /* a BYE since the last rate call */
   double last_rate;            /* the target the last rate call returned, 0 = none yet */
   int ramping;                 /* a receiver expired (no BYE): the target rises by steps */

@@ -153,11 +153,56 @@ test_eq20_uses_computed_interval (void)
   amcc_receiver_free (r);
 }
 
+/* The sender's receiver timeout follows the RTCP interval the caller computes: with
+ * receiver_timeout 0, 3 x max(cfg.rtcp_interval, the interval). A receiver heard at 0 s is gone
+ * at 4 s with the configured 1 s (timeout 3 s), live with a computed 10 s (timeout 30 s), gone
+ * at 31 s. A fixed cfg.receiver_timeout is kept. */
+static int
+live_after (amcc_time timeout_cfg, amcc_time interval, amcc_time at)
+{
+  amcc_ctl_config c;
+  amcc_ctl_config_init (&c);
+  c.receiver_timeout = timeout_cfg;
+  amcc_sender *s = amcc_sender_new (amcc_protocol_find ("asmp"), &c, 0);
+  AMT_CHECK (s != NULL);
+  if (!s)
+    return -1;
+  amcc_asmp_report r;
+  memset (&r, 0, sizeof r);
+  r.rate_bps = 300e3;
+  uint8_t buf[AMCC_ASMP_REPORT_LEN];
+  size_t w = 0;
+  AMT_CHECK (amcc_asmp_report_encode (&r, buf, sizeof buf, &w) == AMCC_OK);
+  if (interval)
+    amcc_sender_set_rtcp_interval (s, 0, interval);
+  AMT_CHECK (amcc_sender_on_app (s, 0, 77, AMCC_ASMP_APP_NAME, AMCC_ASMP_SUBTYPE_REPORT, buf, w)
+      == AMCC_APP_TAKEN);
+  amcc_sender_stats st;
+  amcc_sender_rate (s, at);
+  amcc_sender_get_stats (s, at, &st);
+  amcc_sender_free (s);
+  return (int) st.receivers;
+}
+
+static void
+test_sender_timeout_follows_interval (void)
+{
+  const amcc_time s = AMCC_NS_PER_S;
+  AMT_CHECK (live_after (0, 0, 2 * s) == 1);
+  AMT_CHECK (live_after (0, 0, 4 * s) == 0);
+  AMT_CHECK (live_after (0, 10 * s, 4 * s) == 1);
+  AMT_CHECK (live_after (0, 10 * s, 29 * s) == 1);
+  AMT_CHECK (live_after (0, 10 * s, 31 * s) == 0);
+  AMT_CHECK (live_after (0, s / 2, 4 * s) == 0);          /* below the minimum: 3 x 1 s */
+  AMT_CHECK (live_after (5 * s, 10 * s, 6 * s) == 0);     /* configured: kept */
+}
+
 int
 main (void)
 {
   AMT_RUN (test_window_splits_long_intervals);
   AMT_RUN (test_drop_suppressed);
   AMT_RUN (test_eq20_uses_computed_interval);
+  AMT_RUN (test_sender_timeout_follows_interval);
   return amt_summary ();
 }

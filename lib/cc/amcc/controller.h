@@ -274,6 +274,11 @@ const amcc_peer *amcc_sender_next_peer (const amcc_sender *s, size_t *it);
 int amcc_sender_exclude (amcc_sender *s, amcc_time now, uint32_t ssrc, int exclude);
 /* The silence after which a receiver is gone (cfg.receiver_timeout or 3 RTCP intervals). */
 amcc_time amcc_sender_receiver_timeout (const amcc_sender *s);
+/* The receivers' report interval the caller's RTCP computes now (RFC 3550 Td as a receiver
+ * computes it; cfg.rtcp_interval is its minimum). With cfg.receiver_timeout 0 the timeout
+ * becomes 3 x the larger of the two: a group whose reports come every 5 s is not expired
+ * after 3 s. <= 0 is ignored. */
+void amcc_sender_set_rtcp_interval (amcc_sender *s, amcc_time now, amcc_time interval);
 
 /* Ties the sender controllers of one session's streams: streams[j] drives stream j (its limits
  * are that stream's) and sees the others. All of one protocol, n <= its max_streams (<=
