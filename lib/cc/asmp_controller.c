@@ -80,6 +80,7 @@ amcc_asmp_tx_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char na
     return AMCC_APP_FOREIGN;
   if (subtype == AMCC_ASMP_SUBTYPE_ECHO)
     return AMCC_APP_IGNORED;    /* another sender's echo */
+  amcc_asmp_sender_set_timeout (((asmp_tx *) s)->tx, s->cfg.receiver_timeout);
   if (subtype != AMCC_ASMP_SUBTYPE_REPORT || amcc_asmp_report_decode (data, len, &r) != AMCC_OK
       || amcc_asmp_sender_on_report (((asmp_tx *) s)->tx, now, ssrc, &r) != AMCC_OK)
     return AMCC_APP_MALFORMED;
@@ -103,6 +104,8 @@ amcc_asmp_tx_on_bye (amcc_sender *s, amcc_time now, uint32_t ssrc)
 double
 amcc_asmp_tx_rate (amcc_sender *s, amcc_time now)
 {
+  /* the timeout follows the RTCP interval (amcc_sender_set_rtcp_interval) */
+  amcc_asmp_sender_set_timeout (((asmp_tx *) s)->tx, s->cfg.receiver_timeout);
   return amcc_asmp_sender_rate (((asmp_tx *) s)->tx, now);
 }
 
@@ -242,7 +245,9 @@ amcc_asmp_rx_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
     uint32_t members)
 {
   asmp_rx *a = (asmp_rx *) r;
-  amcc_time iv = r->cfg.rtcp_interval;
+  /* the computed interval (the caller's RFC 3550 Td), not the configured minimum, which is
+   * never above T_suspend: with it eq. 20 never started */
+  amcc_time iv = amcc_receiver_rtcp_interval (r);
   /* each SR starts a feedback round; lib/cc says when to report (eq. 20 above T_suspend) */
   amcc_time due = amcc_asmp_receiver_schedule (&a->rx, now, iv, members ? members : 1,
       amcc_ctl_uniform (&r->rng));

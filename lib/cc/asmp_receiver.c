@@ -49,6 +49,8 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->foreign_margin = 0.1;
   p->startup_gain = 1.25;
   p->step_frac = 0.25;
+  p->window_s = 1.0;
+  p->drop_suppressed = 1;
 }
 
 void
@@ -103,6 +105,8 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
   if (!(p->startup_gain == 0 || (p->startup_gain > 1 && p->startup_gain <= 4))
       || !(p->step_frac >= 0 && p->step_frac <= 1))
     return AMCC_ERR_PARAM;
+  if (!(p->window_s == 0 || (p->window_s >= 0.1 && p->window_s <= AMCC_MAX_HOLD_S)))
+    return AMCC_ERR_PARAM;
   return AMCC_OK;
 }
 
@@ -132,6 +136,7 @@ amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
   rx->rtt.floor_min_echo = rx->p.rtt_floor != 0;
   rx->iv_start = AMCC_TIME_NONE;
   rx->last_arrival = AMCC_TIME_NONE;
+  rx->report_at = AMCC_TIME_NONE;
   amcc_loss_events_init (&rx->ev);
   rx->base_owd = AMCC_TIME_NONE;
   rx->iv_min_owd = AMCC_TIME_NONE;
@@ -192,11 +197,21 @@ amcc_asmp_receiver_on_extra_bytes (amcc_asmp_receiver *rx, uint32_t bytes)
   rx->iv_bytes += bytes;
 }
 
+static void close_interval (amcc_asmp_receiver *rx, amcc_time now);
+
 int
 amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
     uint32_t rtp_ts, amcc_time send_time, uint32_t packet_bytes)
 {
   uint64_t ext = 0;
+  /* window_s: the interval the rules judge does not grow with the RTCP interval (the group):
+   * over 5 s the least queueing delay always catches a Reno flow's drained queue, so its losses
+   * read as our bursts and DELAY backed off at every report (dumbbell-45: 8 % of the share) */
+  if (rx->p.window_s > 0 && amcc_time_to_s (rx->rtcp_iv) > rx->p.window_s
+      && rx->iv_start != AMCC_TIME_NONE && amcc_time_to_s (now - rx->iv_start) >= rx->p.window_s) {
+    close_interval (rx, now);
+    rx->windows++;
+  }
   amcc_seq_result res = amcc_seq_update (&rx->seq, seq, &ext);
   if (res < AMCC_SEQ_NEW)
     return res;
@@ -273,6 +288,17 @@ send_rate (const amcc_asmp_receiver *rx)
   return (double) rx->iv_send_bytes * (rx->iv_send_n - 1) / rx->iv_send_n / span;
 }
 
+/* The rise over what arrives that a report may carry: one step per whole window_s since our
+ * last report. The sender moves only when it hears us, so what arrives stays at the rate of our
+ * last report; without this a report every 5 s (a large group) rose 5x slower. */
+static double
+step_since_report (const amcc_asmp_receiver *rx, amcc_time now, double step)
+{
+  if (!(rx->p.window_s > 0) || rx->report_at == AMCC_TIME_NONE)
+    return step;
+  return step * fmax (1.0, floor (amcc_time_to_s (now - rx->report_at) / rx->p.window_s));
+}
+
 /* What one report saw, shared by the rules below. */
 typedef struct interval_view {
   double recv;          /* bytes/s received in the interval (0: none) */
@@ -290,7 +316,7 @@ typedef struct interval_view {
  * P is the packet size the equations use, step the largest rise of one report. */
 static double
 rate_equations (const amcc_asmp_receiver *rx, const interval_view *v, double r_prev, double P,
-    double step, double gamma)
+    double step, double gamma, amcc_time now)
 {
   double r = r_prev;            /* no packet in the interval: no information */
   if (rx->mean_pkt > 0 && v->lossy && v->l > 0)
@@ -320,7 +346,7 @@ rate_equations (const amcc_asmp_receiver *rx, const interval_view *v, double r_p
    * 3.6; spec/asmp.md "no slow start"). When the sender lags our reports (the encoder takes a
    * new rate at its next key frame) r_prev is not in use yet: rise only to what arrives + step */
   if (rx->p.recv_rate_step && v->recv > 0 && rx->mean_pkt > 0 && r > r_prev)
-    r = fmin (r, fmax (r_prev, v->recv + step));
+    r = fmin (r, fmax (r_prev, v->recv + step_since_report (rx, now, step)));
   return r;
 }
 
@@ -353,7 +379,7 @@ rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, amcc_
     rx->knee_Bps = 0;
   if (rx->knee_Bps > 0 && r_prev >= 0.9 * rx->knee_Bps)
     step = fmin (step, p->knee_step * r_prev);
-  return rate_equations (rx, v, r_prev, rx->mean_pkt, step, v->gamma);
+  return rate_equations (rx, v, r_prev, rx->mean_pkt, step, v->gamma, now);
 }
 
 static int
@@ -475,11 +501,13 @@ rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, am
     rx->mode = AMCC_ASMP_COMPETING;
   }
   double step = fmax (P / v->rtt, p->step_frac * r_prev);
-  return rate_equations (rx, v, r_prev, P, step, p->gamma_unloaded);
+  return rate_equations (rx, v, r_prev, P, step, p->gamma_unloaded, now);
 }
 
-void
-amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp_report *out)
+/* Closes the measurement interval: eq. 2-3, 11, 12-14, 18-19 and the regimes; rx->last holds
+ * the result (report_seq: the next report's) */
+static void
+close_interval (amcc_asmp_receiver *rx, amcc_time now)
 {
   const double lo = rx->p.min_rate_bps / 8.0, hi = rx->p.max_rate_bps / 8.0;
   amcc_seq_interval iv;
@@ -520,7 +548,7 @@ amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp
     r = rate_adaptive (rx, &v, r_prev, now);
   else
     r = rate_equations (rx, &v, r_prev, amcc_asmp_packet_size (&rx->p, rx->mean_pkt),
-        rx->mean_pkt > 0 ? amcc_asmp_packet_size (&rx->p, rx->mean_pkt) / v.rtt : 0, v.gamma);
+        rx->mean_pkt > 0 ? amcc_asmp_packet_size (&rx->p, rx->mean_pkt) / v.rtt : 0, v.gamma, now);
   /* Deviation (standing_queue_cap, the paper's one regime only): CONGESTED reports in a row mean
    * a standing queue (one key-frame burst flips a single report), so the sender exceeds the
    * bottleneck and what arrived is its rate; a deep drop-tail queue delays the loss eq. 12 needs
@@ -549,19 +577,31 @@ amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp
   rep.cj_short_s = rx->cj.last_short;
   rep.ci = ci;
   rep.have_echo = rx->rtt.have_echo;
-  rep.report_seq = rx->report_seq++;
+  rep.report_seq = rx->report_seq;
   rep.mode = rx->mode;
   rep.queue_s = v.q > 0 ? v.q : 0;
   rep.loss_event_rate = p_ev;
   rx->last = rep;
-  if (out)
-    *out = rep;
   rx->iv_bytes = 0;
   rx->iv_start = now;
   rx->iv_min_owd = AMCC_TIME_NONE;
   rx->iv_send_min = rx->iv_send_max = AMCC_TIME_NONE;
   rx->iv_send_bytes = 0;
   rx->iv_send_n = 0;
+}
+
+void
+amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now, amcc_asmp_report *out)
+{
+  /* window_s: an open interval under half a window is added to the next one (a short interval's
+   * rate is noise) and the report says what the last closed one found */
+  if (!(rx->windows > 0 && amcc_time_to_s (now - rx->iv_start) < rx->p.window_s / 2))
+    close_interval (rx, now);
+  rx->windows = 0;
+  rx->report_at = now;
+  rx->last.report_seq = rx->report_seq++;
+  if (out)
+    *out = rx->last;
 }
 
 /* eq. 20 inverted: z = (T / lambda) ln(1 + u (e^lambda - 1)) */
@@ -592,6 +632,7 @@ amcc_asmp_receiver_schedule (amcc_asmp_receiver *rx, amcc_time now, amcc_time rt
   rx->suppressed = 0;
   rx->heard = 0;
   rx->heard_min_bps = 0;
+  rx->rtcp_iv = rtcp_interval;
   if (rtcp_interval <= rx->p.t_suspend)
     return now + rtcp_interval;
   amcc_time t_rand = rx->p.t_rand > 0 ? rx->p.t_rand : rx->p.t_suspend;

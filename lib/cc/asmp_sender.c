@@ -19,6 +19,8 @@ typedef struct entry {
   int32_t eprev, enext;      /* echo queue */
   uint8_t used, queued;
   double rate_bps;
+  amcc_time block_at;        /* its last report block, AMCC_TIME_NONE = none */
+  amcc_time rate_at;         /* its last rate report, AMCC_TIME_NONE = none */
   amcc_time last_heard;
   amcc_time rtt;
 } entry;
@@ -239,6 +241,7 @@ find_or_add (amcc_asmp_sender *tx, uint32_t ssrc, int *status)
   x->ssrc = ssrc;
   x->used = 1;
   x->heap = x->prev = x->next = x->eprev = x->enext = NIL;
+  x->block_at = x->rate_at = AMCC_TIME_NONE;
   tx->count++;
   hash_insert (tx, k);
   live_append (tx, k);
@@ -336,6 +339,7 @@ amcc_asmp_sender_on_report (amcc_asmp_sender *tx, amcc_time now, uint32_t ssrc,
   entry *x = &tx->e[k];
   double old = x->rate_bps;
   x->rate_bps = report->rate_bps;
+  x->rate_at = now;
   if (x->heap == NIL) {
     x->heap = (int32_t) tx->heap_n;
     tx->heap[tx->heap_n++] = k;
@@ -363,7 +367,18 @@ amcc_asmp_sender_on_report_block (amcc_asmp_sender *tx, amcc_time now, uint32_t 
   int32_t k = find_or_add (tx, ssrc, &st);
   if (k == NIL)
     return st;
-  tx->e[k].rtt = rtt;
+  entry *x = &tx->e[k];
+  /* drop_suppressed: its previous RR carried no rate (a suppressed report, section 3.8): it
+   * heard a peer report a rate at most 2 % below its own, so its older rate is out of date and
+   * eq. 1 runs without it until it reports again. Kept, the oldest low rates of the group
+   * held the sender down (dumbbell-45: half the reports suppressed). */
+  if (tx->p.drop_suppressed && x->heap != NIL && x->block_at != AMCC_TIME_NONE
+      && x->rate_at < x->block_at) {
+    heap_remove (tx, k);
+    tx->st.stale++;
+  }
+  x->block_at = now;
+  x->rtt = rtt;
   echo_append (tx, k);
   touch (tx, k, now);
   return AMCC_OK;

@@ -102,6 +102,7 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
   amcc_sender *s = proto->sender->create (&c, now);
   if (!s)
     return NULL;
+  s->timeout_auto = cfg->receiver_timeout <= 0;
   s->proto = proto;
   s->cfg = c;
   memset (&s->peers, 0, sizeof s->peers);
@@ -178,6 +179,15 @@ amcc_sender_free (amcc_sender *s)
 const amcc_protocol *amcc_sender_protocol (const amcc_sender *s) { return s->proto; }
 void amcc_sender_set_ssrc (amcc_sender *s, uint32_t ssrc) { s->cfg.ssrc = ssrc; }
 amcc_time amcc_sender_receiver_timeout (const amcc_sender *s) { return s->cfg.receiver_timeout; }
+
+void
+amcc_sender_set_rtcp_interval (amcc_sender *s, amcc_time now, amcc_time interval)
+{
+  (void) now;
+  if (s->timeout_auto && interval > 0)
+    s->cfg.receiver_timeout = TIMEOUT_INTERVALS * (interval > s->cfg.rtcp_interval ? interval
+        : s->cfg.rtcp_interval);
+}
 
 void
 amcc_sender_on_rtp_sent (amcc_sender *s, amcc_time now, size_t bytes)
@@ -463,6 +473,7 @@ amcc_receiver_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_
   r->have_sender = 0;
   r->sender_changes = 0;
   r->stream = 0;
+  r->rtcp_computed = 0;
   return r;
 }
 
@@ -516,6 +527,20 @@ amcc_receiver_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
 {
   if (ssrc != r->cfg.ssrc && r->proto->receiver->on_sender_report)
     r->proto->receiver->on_sender_report (r, now, ssrc, members);
+}
+
+void
+amcc_receiver_set_rtcp_interval (amcc_receiver *r, amcc_time now, amcc_time interval)
+{
+  (void) now;
+  if (interval > 0)
+    r->rtcp_computed = interval;
+}
+
+amcc_time
+amcc_receiver_rtcp_interval (const amcc_receiver *r)
+{
+  return r->rtcp_computed > 0 ? r->rtcp_computed : r->cfg.rtcp_interval;
 }
 
 amcc_app_result

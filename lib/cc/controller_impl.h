@@ -32,6 +32,7 @@ struct amcc_sender {
   amcc_time last_heard;        /* last report block or report taken, AMCC_TIME_NONE = never */
   double rate_heard;           /* the target while someone was still heard */
   uint32_t live;               /* the protocol's live receivers at the last rate call */
+  int timeout_auto;            /* receiver_timeout follows the RTCP interval (cfg had 0) */
   int bye_seen;                /* a BYE since the last rate call */
   double last_rate;            /* the target the last rate call returned, 0 = none yet */
   int ramping;                 /* a receiver expired (no BYE): the target rises by steps */
@@ -63,6 +64,7 @@ struct amcc_receiver {
   amcc_time sender_last;       /* its last packet */
   uint64_t sender_changes;
   uint32_t stream;             /* the stream received (amcc_receiver_set_stream) */
+  amcc_time rtcp_computed;     /* amcc_receiver_set_rtcp_interval, 0 = not told */
 };
 
 /* Names the APP payload a role's next_app wrote: returns 1, what next_app returns for "send". */

@@ -17,6 +17,7 @@
 
 extern "C" {
 #include <amcc/pacing.h>
+#include <amcc/rtcp_app.h>
 #include <amcc/rtt.h>
 }
 
@@ -296,6 +297,9 @@ VideoSender::SendRtcp (bool early)
   bytes_at_row_ = bytes_;
   last_rtcp_ = Simulator::Now ();
   timer_.first = false;
+  /* the receivers' interval (RFC 3550 6.3.5: members time out after several of them) */
+  amcc_sender_set_rtcp_interval (cc_, now, (amcc_time) (amcc_rtcp_interval_det (st.receivers + 1,
+          1, 0.05 * target / 8, 0, 100, timer_.min_s, 0) * AMCC_NS_PER_S));
   if (!early)
     rtcp_ev_ = Simulator::Schedule (Seconds (timer_.next_interval (target, st.receivers + 1,
                 true, 1, 100)), &VideoSender::SendRtcp, this, false);
@@ -486,6 +490,9 @@ VideoReceiver::OnRtcp (Ptr<Socket> s)
       lsr_ = h.ntp_mid32;
       sr_arrival_ = tnow;
       have_sr_ = true;
+      /* the interval RFC 3550 computes now (ASMP's eq. 20 compares it with T_suspend) */
+      amcc_receiver_set_rtcp_interval (cc_, now, (amcc_time) (std::max (timer_.td, timer_.min_s)
+              * AMCC_NS_PER_S));
       amcc_receiver_on_sender_report (cc_, now, h.ssrc, (uint32_t) peers_.size () + 1);
     }
     if (h.has_app)

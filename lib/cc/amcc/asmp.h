@@ -104,6 +104,15 @@ typedef struct amcc_asmp_params {
                                 rate that arrived (0.05; 0 = eq. 13's P/t_RTT) */
   double step_frac;          /* COMPETING: a report may rise by max(P/t_RTT, this x r_prev) while
                                 eq. 12 is above r_prev (0.25; 0 = P/t_RTT, the paper's bound) */
+  double window_s;           /* while the RTCP interval (amcc_asmp_receiver_schedule) exceeds
+                                this, a measurement interval also closes at a packet once it has
+                                lasted this long, between reports; a report reuses the last closed
+                                one while the open one is under half of it (1 s; 0 = the paper:
+                                one interval per RTCP report, whose length grows with the group) */
+  int drop_suppressed;       /* sender: a receiver whose RR came without a rate report (it
+                                suppressed it) leaves eq. 1 until it reports again: a peer it
+                                heard reported at most its rate (1; 0 = the paper: its last
+                                report counts until it times out) */
 } amcc_asmp_params;
 
 typedef enum amcc_asmp_mode {
@@ -160,7 +169,10 @@ typedef struct amcc_asmp_receiver {
   uint64_t prev_iv_bytes;    /* bytes and length of the interval before (standing_queue_cap) */
   double prev_iv_secs;
   uint32_t congested_run;    /* consecutive CONGESTED reports */
-  amcc_time iv_start;        /* start of the current interval (first packet or last report) */
+  amcc_time iv_start;        /* start of the current interval (first packet or last close) */
+  uint32_t windows;          /* intervals closed by window_s since the last report */
+  amcc_time report_at;       /* the last report, AMCC_TIME_NONE = none yet */
+  amcc_time rtcp_iv;         /* the RTCP interval of the last round (window_s), 0 = none yet */
   amcc_time last_arrival;
   uint32_t report_seq;
   amcc_asmp_report last;     /* last report made */
@@ -200,14 +212,16 @@ int amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t s
 void amcc_asmp_receiver_on_extra_bytes (amcc_asmp_receiver *rx, uint32_t bytes);
 /* The sender echoed this receiver's RTT (eq. 9 value, ns). AMCC_ERR_PARAM if <= 0 or > 60 s. */
 int amcc_asmp_receiver_on_rtt_echo (amcc_asmp_receiver *rx, amcc_time now, amcc_time rtt);
-/* At each RTCP report: closes the interval, runs eq. 2-3, 11, 12-14, 18-19, fills *out. */
+/* At each RTCP report: closes the interval, runs eq. 2-3, 11, 12-14, 18-19, fills *out (with
+ * window_s: the last interval a packet closed, when the open one is under window_s / 2). */
 void amcc_asmp_receiver_make_report (amcc_asmp_receiver *rx, amcc_time now,
     amcc_asmp_report *out);
 
 /* eq. 20: a sample of the truncated exponential on [0, t_rand] for u in [0,1):
  * z = (t_rand / lambda) ln(1 + u (e^lambda - 1)); lambda <= 0 gives the uniform u * t_rand. */
 amcc_time amcc_asmp_feedback_delay (amcc_time t_rand, double lambda, double u);
-/* Start a feedback round: returns when to send the report. rtcp_interval <= t_suspend: the plain
+/* Start a feedback round: returns when to send the report. rtcp_interval is the interval the
+ * caller's RTCP computes now (RFC 3550 Td; window_s keeps it). rtcp_interval <= t_suspend: the plain
  * now + rtcp_interval; above: now + eq. 20 sample on [0, T_rand] with lambda from params or
  * ln(group_size) + 1. Call at each round start (e.g. on the sender's SR); clears suppression. */
 amcc_time amcc_asmp_receiver_schedule (amcc_asmp_receiver *rx, amcc_time now,
@@ -233,6 +247,7 @@ typedef struct amcc_asmp_sender_stats {
   uint32_t slowest_ssrc;     /* valid when rated > 0 */
   double slowest_rate_bps;
   uint64_t reports, expired, byes, rejected;
+  uint64_t stale;            /* rates dropped from eq. 1 after a suppressed report (drop_suppressed) */
 } amcc_asmp_sender_stats;
 
 /* NULL on allocation failure or invalid params. */

@@ -320,6 +320,11 @@ const amcc_peer *amcc_sender_next_peer (const amcc_sender *s, size_t *it);
 int amcc_sender_exclude (amcc_sender *s, amcc_time now, uint32_t ssrc, int exclude);
 /* The silence after which a receiver is gone (cfg.receiver_timeout or 3 RTCP intervals). */
 amcc_time amcc_sender_receiver_timeout (const amcc_sender *s);
+/* The receivers' report interval the caller's RTCP computes now (RFC 3550 Td as a receiver
+ * computes it; cfg.rtcp_interval is its minimum). With cfg.receiver_timeout 0 the timeout
+ * becomes 3 x the larger of the two: a group whose reports come every 5 s is not expired
+ * after 3 s. <= 0 is ignored. */
+void amcc_sender_set_rtcp_interval (amcc_sender *s, amcc_time now, amcc_time interval);
 
 /* Ties the sender controllers of one session's streams: streams[j] drives stream j (its limits
  * are that stream's) and sees the others. All of one protocol, n <= its max_streams (<=
@@ -347,6 +352,13 @@ void amcc_receiver_on_extra_bytes (amcc_receiver *r, amcc_time now, size_t bytes
 /* An SR from a sender (ours are skipped); members: the RTCP group size as the caller knows it. */
 void amcc_receiver_on_sender_report (amcc_receiver *r, amcc_time now, uint32_t ssrc,
     uint32_t members);
+/* The report interval the caller's RTCP computes now (RFC 3550 6.3.1's deterministic interval
+ * Td, before randomisation): it grows with the group, cfg.rtcp_interval is only its minimum.
+ * ASMP compares it with T_suspend (eq. 20). Call when it changes (e.g. at each SR); <= 0 is
+ * ignored. Until called, cfg.rtcp_interval. */
+void amcc_receiver_set_rtcp_interval (amcc_receiver *r, amcc_time now, amcc_time interval);
+/* The interval in force: the last one set, else cfg.rtcp_interval. */
+amcc_time amcc_receiver_rtcp_interval (const amcc_receiver *r);
 amcc_app_result amcc_receiver_on_app (amcc_receiver *r, amcc_time now, uint32_t ssrc,
     const char name[4], uint8_t subtype, const uint8_t *data, size_t len);
 /* As amcc_sender_next_app; call at every RTCP packet (it may close a measurement interval
