@@ -524,7 +524,9 @@ test_knee_hold (void)
     AMT_CHECK (S.n[0].on == 0 && S.n[1].on == 1 && S.n[5].on == 2);
     sim_free (&S);
   }
-  AMT_CHECK (tries[0] >= 3);            /* at 15.8, 30.8, 65.8 s: up_hold's 3, 6, 12 rounds */
+  /* at 10.8 and 30.8 s (up_hold's 3 and 6 rounds; with ASMP's 1 s windows, window_s, the
+   * share no longer passes lambda x the floor again by 65.8 s) */
+  AMT_CHECK (tries[0] >= 2);
   AMT_CHECK (tries[1] <= 1);            /* the start-up try only */
   p.knee_hold = -1;
   AMT_CHECK (amcc_assp_params_validate (&p) == AMCC_ERR_PARAM);
