@@ -25,6 +25,11 @@ Checks:
     then falls > 10 % below: 474 of 536 kbit/s at load 8.7, both receivers' packets 0.3 s late);
   - clean exits, no namespace left.
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
+
+Measured (2026-11-25, 5 runs of this version at load 8-12 on 2 cores, 6 of drafts): the entries
+went 3.8-6.2 s after the querier; 236-275 frames at idle in the loss's first 2.5 s, 0 before and
+after; members back in the table 0.4-1.3 s after its return; fast 100.0 %, longest gap
+0.03-0.30 s; the target within 10 % 0.0-0.6 s after the return (bound 10 s, issue 14's).
 """
 import json
 import os
