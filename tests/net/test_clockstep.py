@@ -27,6 +27,9 @@ Checks:
   - both receivers decode video to the end, clean exits.
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 
+Measured (2026-11-25, 10 runs at load 4-13 on 2 cores, 10 passed): back within 10 % 0.0-0.5 s
+after each of the 30 steps (bound 10 s, issue 14's); RTT <= 0.23 s, queue <= 0.06 s.
+
 Why nothing moves: the elements time everything on the monotonic system clock; the wall clock
 enters as one offset taken once per process (gst/common/gstamnet.c gst_am_wall: the sender's
 send-time stamps and the receiver's one-way delay), and RTCP's LSR/DLSR are an echo of the
