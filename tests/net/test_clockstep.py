@@ -6,20 +6,19 @@ the slow receiver's reports hold the group's target. One sender (x264enc through
 receivers (asmpsrc) whose processes run with tests/net/clockstep.c preloaded: their wall clock
 (CLOCK_REALTIME through clock_gettime, gettimeofday, time) steps as an NTP step would: at 25 s
 after the sender's start the slow receiver's by +30 s and the fast one's by -30 s, at 45 s by
--60 s and +60 s; the sender's own clock steps by +30 s at 35 s (STEPS), and with it the NTP
+-60 s and +60 s, and the sender's own clock by +30 s (STEPS), and with it the NTP
 field of its SRs (rtpsession reads the wall clock for each), which the receivers echo as LSR. The
 namespaces share the kernel's clock, so the step is made in the processes; the shim writes a
 line each time a process reads its clock after a step (rtpsession does at every RTCP interval).
 Checks:
   - every process read its wall clock after each of its steps (the shim's lines in its log), and
     the receivers' traces (stats.csv) still move on without a jump;
-  - per step: the median 2 s mean of the target over the PRE_S before it (the pre-fault value,
-    see reference()) and the first time from which every 2 s time-weighted mean of the target
-    stays within 10 % of it for HOLD_S: within RECOVER_S of the step (issue 14: back within
-    10 % within 10 s); printed. The steps are 10 s apart, so a stretch must start within 6 s of
-    its step to be seen: stricter than 10 s. Not "until the next step": under load a receiver
-    stalls now and then and ASMP halves (seen 5.5 s after a step, 2026-11-25, load 8.8), which
-    is the session's own noise, not the step's;
+  - per step: the 75th percentile of the target's 2 s means over the PRE_S before it (the
+    pre-fault value, see reference()) and the first time from which every 2 s time-weighted
+    mean of the target stays within 10 % of it for HOLD_S: within RECOVER_S of the step
+    (issue 14: back within 10 % within 10 s); printed. Not "until the next step": under load a
+    receiver stalls now and then and ASMP halves (seen 5.5 and 10 s after a step, 2026-11-25,
+    load 5-9), which is the session's own noise, not the step's;
   - the slow receiver's RTT and queueing-delay estimates stay below 1 s after each step (a step
     read as one-way delay is tens of seconds of queue: with the offset read at every packet
     instead of once, the +30 s step put 30 s in queue_s, moved ASMP to its competing regime and
@@ -53,11 +52,14 @@ SLOW_RATE = 600_000
 DELAY_MS = 20
 RTCP_MS = 500
 INIT_BPS, MIN_BPS, MAX_BPS = 300_000, 100_000, 1_500_000
-# (seconds after the sender's start, {process: step in s}): the receivers both ways, the
-# sender in between (its SRs' NTP field steps; lib/cc matches LSRs on the field as sent)
-STEPS = ((25, {'slow': 30, 'fast': -30}), (35, {'sender': 30}), (45, {'slow': -60, 'fast': 60}))
+# (seconds after the sender's start, {process: step in s}): the receivers both ways, the sender
+# with the second (its SRs' NTP field steps; lib/cc matches LSRs on the field as sent). 20 s
+# apart: a step's 10 s bound plus the 4 s hold fit before the next, with room for the session's
+# own dips (a run with the sender's step alone at 35 s failed on one: ASMP went to its competing
+# regime 0.3 s *before* the receivers' step, load 13, and the dip filled both 10 s windows)
+STEPS = ((25, {'slow': 30, 'fast': -30}), (45, {'slow': -60, 'fast': 60, 'sender': 30}))
 END_S = 65                                  # sender duration
-PRE_S = 10                                  # the pre-fault value: from this before a step
+PRE_S = 20                                  # the pre-fault value: from this before a step
 SMOOTH_S = 2.0                              # "the rate": target averaged over 4 RTCP intervals
 RECOVER_S = 10.0                            # issue 14
 HOLD_S = 4.0                                # "back" = within 10 % for this long (8 intervals)
@@ -123,15 +125,16 @@ def smoothed(points, t, width):
 
 
 def reference(points, t_fault, pre_s=None):
-    """The pre-fault value: the median of the SMOOTH_S means ending at each row of the PRE_S
-    before the fault. A median, not the mean: on a loaded host a receiver stalls now and then
-    and ASMP halves for a few seconds (seen at load 11.6: the mean of 10 s fell to 444 of
-    ~535 kbit/s), and the fault's recovery is not to be measured against that dip."""
+    """The pre-fault value: the 75th percentile of the SMOOTH_S means ending at each row of the
+    PRE_S before the fault. Not the mean, nor the median: on a loaded host a receiver stalls
+    now and then, reports twice what it got in that interval (lib/cc recv_rate_cap) and ASMP
+    halves for up to 10 s (seen at load 5-13: 10 s means of 444 and 391 of ~535 kbit/s). The
+    dips only ever lower the rate, so an upper quantile is the steady rate they interrupt."""
     pre_s = pre_s or PRE_S
     ends = sorted({t for t, _ in points if t_fault - pre_s + SMOOTH_S <= t <= t_fault}
                   | {t_fault})
     means = sorted(smoothed(points, t, SMOOTH_S) for t in ends)
-    return means[len(means) // 2]
+    return means[(3 * len(means)) // 4]
 
 
 def recovery(points, t_fault, t_until, pre):

@@ -18,11 +18,11 @@ Checks:
   - the stream reaches idle while the querier is off (the bridge floods: printed, asserted,
     since it is what keeps the receivers fed); within RESNOOP_S of ON_S the members are back in
     the table and idle gets nothing again;
-  - the target: back within 10 % of its median 2 s mean over the PRE_S before OFF_S (see
-    test_clockstep.reference) within RECOVER_S of
-    ON_S (the fault's end; issue 14), holding HOLD_S; printed, with its mean while the querier
-    was off (not asserted: on a loaded host a stall halves ASMP now and then, and a 15 s mean
-    then falls > 10 % below: 474 of 536 kbit/s at load 8.7, both receivers' packets 0.3 s late);
+  - the target: back within 10 % of the 75th percentile of its 2 s means over the PRE_S
+    before OFF_S (see test_clockstep.reference) within RECOVER_S of ON_S (the fault's end;
+    issue 14), holding HOLD_S; printed, with its mean while the querier was off (not asserted:
+    on a loaded host a stall halves ASMP now and then, and a 15 s mean then falls > 10 % below:
+    474 of 536 kbit/s at load 8.7, both receivers' packets 0.3 s late);
   - clean exits, no namespace left.
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 
@@ -59,8 +59,8 @@ BRIDGE = {'mcast_query_interval': 200, 'mcast_query_response_interval': 100,
 MEMBERSHIP_S = BRIDGE['mcast_membership_interval'] / 100
 QUERY_S = BRIDGE['mcast_query_interval'] / 100
 OFF_S, ON_S, END_S = 25, 40, 55     # seconds after the sender's start
-# the pre-fault value: median of the 2 s means over [10 s, OFF_S) (the start-up is over by 10 s;
-# 15 s so that the usual stall-and-halve dips of a loaded host, 3-4 s each, stay a minority)
+# the pre-fault value: the 75th percentile of the 2 s means over [10 s, OFF_S) (the start-up
+# is over by 10 s; see test_clockstep.reference for why an upper quantile)
 PRE_S = 15
 RECOVER_S = 10.0                    # issue 14
 RESNOOP_S = 3.0                     # response interval 1 s + the hosts' report + sampling
@@ -256,7 +256,7 @@ def evaluate(run, s):
         return sum(v * d for v, d in tw) / sum(d for _, d in tw) if tw else float('nan')
     ref, during = reference(pts, off, PRE_S), mean(off, on)
     rec = recovery(pts, on, start + END_S, ref)
-    print(f'# target: {ref:.0f} bit/s before the querier went (median of 2 s means), {during:.0f} '
+    print(f'# target: {ref:.0f} bit/s before the querier went (75th percentile of 2 s means), {during:.0f} '
           f'mean while it was off; '
           f'within 10 % (for {HOLD_S:.0f} s) {rec if rec is not None else float("nan"):.1f} s '
           f'after it came back')
