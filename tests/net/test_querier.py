@@ -2,7 +2,8 @@
 """IGMP querier loss in a live ASMP session (suite 'net', needs root): issue 14's fault.
 
 tx -- r (bridge, IGMPv3 snooping) -- fast, slow, idle; the port r->slow is a tbf of SLOW_RATE
-bit/s (the slow receiver's reports hold the target); `idle` runs no receiver and never joins.
+bit/s (the target sits at MAX_BPS, below what it carries); `idle` runs no receiver and never
+joins.
 The bridge's timers are shortened for the test (query interval 2 s, membership interval 5 s
 instead of 125/260 s), so its group table ages out within the session. At OFF_S after the
 sender's start the bridge's querier is switched off (mcast_querier 0), at ON_S on again.
@@ -51,7 +52,12 @@ GROUP = '239.1.2.3'                 # amcast-node's default
 SLOW_RATE = 600_000
 DELAY_MS = 20
 RTCP_MS = 500
-INIT_BPS, MIN_BPS, MAX_BPS = 300_000, 100_000, 1_500_000
+# max-bitrate below the slow link's video capacity (~558 kbit/s): the target sits at the clamp.
+# With the slow link holding it (max 1.5 Mbit/s, drafts of this test) the session's own noise
+# on a loaded host (a stalled receiver reporting 2 x what it got, ASMP reading load jitter as
+# competing traffic and overshooting into loss: the target halves, up to 10 s to recover)
+# failed the +/-10 % yardstick in about 1 run in 6, fault or not (docs/security.md)
+INIT_BPS, MIN_BPS, MAX_BPS = 300_000, 100_000, 400_000
 # bridge timers, centiseconds (ip-link(8)): query 2 s, response 1 s, membership 2 x 2 + 1 = 5 s
 # (RFC 3376 8.4: robustness x query interval + response interval)
 BRIDGE = {'mcast_query_interval': 200, 'mcast_query_response_interval': 100,
