@@ -12,10 +12,8 @@ One sender (x264enc through asmpsink, tools/testbed/amcast-node), two receivers 
      the new SSRC's packets within FIRST_PACKET_S, decode frames of it, and the new sender's
      target must be back within 10 % of the old one's before the kill within RESTART_RECOVER_S
      (the receivers start their measurement afresh for the new SSRC, lib/cc controller.c).
-Not here (say why in docs/security.md): a receiver's clock stepping (the elements run on the
-monotonic system clock, a wall-clock step reaches only trace times), IGMP querier loss (snooping
-forgets a port after ~260 s, beyond a test's length), 50 % RTCP loss (the delay line has no drop
-stage yet). Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
+Issue 14's other faults have tests of their own: 50 % RTCP loss (test_rtcp_loss.py), a wall-clock
+step (test_clockstep.py), the IGMP querier's loss (test_querier.py). Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 """
 import os
 import signal
