@@ -287,6 +287,10 @@ amcc_sender_on_bye (amcc_sender *s, amcc_time now, uint32_t ssrc)
   s->proto->sender->on_bye (s, now, ssrc);
   amcc_peers_remove (&s->peers, ssrc);
   s->bye_seen = 1;
+  /* a BYE soon after a receiver was dropped says the drop was a leave (its last RR, without a
+   * rate, can drop it before the BYE comes): free the rate at once, as a BYE does */
+  if (s->ramping && now - s->ramp_at <= s->cfg.receiver_timeout)
+    s->ramping = 0;
 }
 
 /* The most the target may be once every receiver has been silent past the receiver timeout:

@@ -150,6 +150,27 @@ check_expiry_ramp (const amcc_protocol *p)
       expiry_worst = worst;
     sim_free (&S);
   }
+  /* a BYE that comes after the expiry (the receiver's last RR dropped it first) frees the rate
+   * at once, as a BYE does */
+  sim S;
+  sim_init (&S, p, 2, 500e3, 20e6);
+  amcc_time timeout = amcc_sender_receiver_timeout (S.s);
+  S.n[1].cap_bps = 400e3;
+  sim_run (&S, 15 * SEC);
+  double held = amcc_sender_rate (S.s, S.now);
+  amcc_time quiet = S.now;
+  S.n[1].silent = 1;
+  sim_run (&S, quiet + timeout + 2 * IV);
+  double before = amcc_sender_rate (S.s, S.now);
+  amcc_sender_on_bye (S.s, S.now, S.n[1].ssrc);
+  sim_run (&S, S.now + IV);
+  double after = amcc_sender_rate (S.s, S.now);
+  printf ("  %s BYE after the expiry: held %.0f, %.0f before the BYE, %.0f after\n", p->name,
+      held, before, after);
+  CHECK (before <= held * 1.25);
+  if (!strcmp (p->name, "asmp"))
+    CHECK (after > 1.3 * held);      /* the hold would keep it at held */
+  sim_free (&S);
 }
 
 /* Every receiver falls silent (no BYE): past the receiver timeout the target halves, and halves
