@@ -93,6 +93,24 @@ probe_count (GstPadProbeInfo * info, guint64 * bytes)
 
 #define DATA_PROBES (GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST)
 
+/* Put e between upstream and whatever upstream was linked to (e's sink and src pads). */
+static void
+splice_in (GstPad * upstream, GstElement * e)
+{
+  GstPad *peer = gst_pad_get_peer (upstream), *pad;
+
+  if (peer) {
+    gst_pad_unlink (upstream, peer);
+    pad = gst_element_get_static_pad (e, "src");
+    gst_pad_link (pad, peer);
+    gst_object_unref (pad);
+    gst_object_unref (peer);
+  }
+  pad = gst_element_get_static_pad (e, "sink");
+  gst_pad_link (upstream, pad);
+  gst_object_unref (pad);
+}
+
 static void
 add_probe (GstElement * e, const gchar * pad_name, GstPadProbeCallback cb, gpointer f)
 {
@@ -220,8 +238,6 @@ gboolean
 gst_am_fec_send_setup (GstAmFecSend * f, GstBin * bin, GstPad * upstream,
     const GstAmNetConfig * net, const gchar * fec_address, gint port)
 {
-  GstPad *peer, *pad;
-
   if (f->enc)
     return TRUE;                /* inserted at an earlier start */
   g_mutex_init (&f->lock);
@@ -241,17 +257,7 @@ gst_am_fec_send_setup (GstAmFecSend * f, GstBin * bin, GstPad * upstream,
   g_signal_connect (f->enc, "pad-added", G_CALLBACK (enc_pad_added), f);
 
   f->upstream = gst_object_ref (upstream);
-  peer = gst_pad_get_peer (upstream);
-  if (peer) {
-    gst_pad_unlink (upstream, peer);
-    pad = gst_element_get_static_pad (f->enc, "src");
-    gst_pad_link (pad, peer);
-    gst_object_unref (pad);
-    gst_object_unref (peer);
-  }
-  pad = gst_element_get_static_pad (f->enc, "sink");
-  gst_pad_link (upstream, pad);
-  gst_object_unref (pad);
+  splice_in (upstream, f->enc);
   add_probe (f->enc, "sink", enc_sink_probe, f);
   add_probe (f->enc, "src", enc_src_probe, f);
   return TRUE;
@@ -544,7 +550,6 @@ gst_am_fec_recv_setup (GstAmFecRecv * f, GstBin * bin, GstPad * upstream,
 {
   GstAmNetConfig fnet = *net;
   GstCaps *caps;
-  GstPad *peer, *pad;
 
   if (f->dec)
     return TRUE;
@@ -562,17 +567,7 @@ gst_am_fec_recv_setup (GstAmFecRecv * f, GstBin * bin, GstPad * upstream,
   g_object_set (f->row_src, "caps", caps, NULL);
   gst_caps_unref (caps);
 
-  peer = gst_pad_get_peer (upstream);
-  if (peer) {
-    gst_pad_unlink (upstream, peer);
-    pad = gst_element_get_static_pad (f->dec, "src");
-    gst_pad_link (pad, peer);
-    gst_object_unref (pad);
-    gst_object_unref (peer);
-  }
-  pad = gst_element_get_static_pad (f->dec, "sink");
-  gst_pad_link (upstream, pad);
-  gst_object_unref (pad);
+  splice_in (upstream, f->dec);
   add_probe (f->dec, "sink", dec_sink_probe, f);
   add_probe (f->dec, "src", dec_src_probe, f);
   return link_fec_src (f, f->col_src, "fec_%u") && link_fec_src (f, f->row_src, "fec_%u");
