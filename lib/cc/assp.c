@@ -21,6 +21,7 @@ amcc_assp_params_init (amcc_assp_params *p)
   p->lossy_down = 0.5;
   p->knee_hold = 60 * AMCC_NS_PER_S;
   p->floor_competing = 1;
+  p->late_j = 1;
 }
 
 static int
@@ -36,7 +37,8 @@ amcc_assp_params_validate (const amcc_assp_params *p)
       || !isfinite (p->lambda) || p->delta_t <= 0 || p->up_hold > p->up_hold_max
       || p->up_hold_max > 0x4000 || p->settle > 16 || !(p->lossy_down >= 0)
       || p->lossy_down > 1 || p->knee_hold < 0
-      || (p->floor_competing != 0 && p->floor_competing != 1))
+      || (p->floor_competing != 0 && p->floor_competing != 1)
+      || (p->late_j != 0 && p->late_j != 1))
     return AMCC_ERR_PARAM;
   return AMCC_OK;
 }
@@ -155,7 +157,7 @@ amcc_assp_rule_on_table (amcc_assp_rule *r, const amcc_assp_table *t)
   for (uint32_t i = 0; i < t->count && i < AMCC_ASSP_MAX_STREAMS; i++)
     top = t->s[i].high_bps > top ? t->s[i].high_bps : top;
   r->ceiling = r->p.lambda * top;
-  if (!t->join || (r->have_round && t->round == r->round))
+  if ((!t->join && !r->p.late_j) || (r->have_round && t->round == r->round))
     return r->wanted;
   r->have_round = 1;
   r->round = t->round;

@@ -107,19 +107,20 @@ table_round (amcc_assp_table *t, uint16_t round, int join)
   t->join = join;
 }
 
-/* Decisions only on J, once per round, none while a switch is pending; up_hold after a
+/* Decisions on J (or, late_j, the round's first table heard), once per round, none while a switch is pending; up_hold after a
  * failed move up doubles up to its maximum, and a move up that held clears it. */
 static void
 test_rule (void)
 {
-  amcc_assp_params p;
+  amcc_assp_params p, q;
   amcc_assp_rule r;
   amcc_assp_table t;
 
   amcc_assp_params_init (&p);
-  AMT_CHECK (p.up_hold == 3 && p.up_hold_max == 12);
+  AMT_CHECK (p.up_hold == 3 && p.up_hold_max == 12 && p.late_j == 1);
   p.up_hold = 2;                          /* the sequence below by hand */
   p.up_hold_max = 16;
+  p.late_j = 0;                           /* the paper's J; late_j below */
   paper_table (&t);
   amcc_assp_rule_init (&r, &p);
   table_round (&t, 1, 1);
@@ -196,6 +197,34 @@ test_rule (void)
     r.avg_rx = k % 2 ? 100e3 : 1e6;
   }
   AMT_CHECK (r.ups == 4 && r.downs == 4);
+  /* late_j: round 31's J lost, its next table decides; later ones of the round do not */
+  p.late_j = 1;
+  amcc_assp_rule_init (&r, &p);
+  amcc_assp_rule_set_stream (&r, 2);
+  amcc_assp_rule_on_estimate (&r, 400e3, 1);              /* below 0.8 x 600k */
+  table_round (&t, 30, 1);
+  AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 1 && r.downs == 1);
+  amcc_assp_rule_set_stream (&r, 1);
+  r.avg_rx = 100e3;                                       /* below 0.8 x 200k */
+  table_round (&t, 31, 0);                                /* settle = 0 from above */
+  AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 0 && r.downs == 2);
+  amcc_assp_rule_set_stream (&r, 0);
+  r.avg_rx = 1e6;
+  table_round (&t, 31, 1);                                /* round 31 was decided */
+  AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 0 && r.ups == 0);
+  table_round (&t, 32, 0);
+  AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 1 && r.ups == 1);
+  /* late_j = 0: tables without J never decide */
+  p.late_j = 0;
+  amcc_assp_rule_init (&r, &p);
+  amcc_assp_rule_on_estimate (&r, 1e6, 0);
+  for (uint16_t k = 40; k < 45; k++) {
+    table_round (&t, k, 0);
+    AMT_CHECK (amcc_assp_rule_on_table (&r, &t) == 0);
+  }
+  q = p;
+  q.late_j = 2;
+  AMT_CHECK (amcc_assp_params_validate (&q) == AMCC_ERR_PARAM);
 }
 
 static void

@@ -58,12 +58,18 @@ typedef struct amcc_assp_params {
    * to Reno flows ASMP stays in DELAY below the floor for minutes and the receiver never leaves
    * stream 1 (papers/001 3.2-3.3 on the testbed). (1) */
   int floor_competing;
+  /* Deviation (late_j, 0 = the paper: decide only on J): a receiver that did not hear a round's
+   * J decides on the first table of that round it does hear (the round is the sender's window,
+   * so it still decides with the others, one SR later). J travels on one SR per round over the
+   * path being judged: at 40 % loss a receiver missed 3 rounds in a row and went down 23 s
+   * after its path fell (net-assp-elements). (1) */
+  int late_j;
 } amcc_assp_params;
 
 void amcc_assp_params_init (amcc_assp_params *p);
 /* AMCC_ERR_PARAM unless beta, kappa in (0, 1], lambda >= 1, a in (0, 1], delta_t > 0,
  * up_hold <= up_hold_max, settle <= 16, lossy_down in [0, 1], knee_hold >= 0,
- * floor_competing 0 or 1. */
+ * floor_competing and late_j 0 or 1. */
 int amcc_assp_params_validate (const amcc_assp_params *p);
 
 /* ---- eq. 3: time-weighted average of a stream's rate over windows [k dt, (k+1) dt) ---- */
