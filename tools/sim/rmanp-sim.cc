@@ -4,7 +4,7 @@
  *   duration S | seed N | sample S | file BYTES
  *   params RM_BPS IS IN DA DR PACKET_BYTES CACHE QUEUE
  *   node NAME host|router
- *   link A B RATE_BPS DELAY_MS QUEUE_PACKETS TRACE       (both directions alike)
+ *   link A B RATE_BPS DELAY_MS QUEUE_PACKETS TRACE LOSS_PCT   (both directions alike)
  *   source NAME NODE | relay NAME NODE PARENT | receiver NAME NODE PARENT
  *   background NAME SRC DST IP_BYTES START:END:BYTES_PER_S ...
  *
@@ -72,8 +72,8 @@ read_cfg (const char *path, RmanpCfg &c)
     } else if (k == "link") {
       RmanpCfg::Link l;
       int tr = 0;
-      ok = !!(s >> l.a >> l.b >> l.bps >> l.delay_ms >> l.queue >> tr) && l.bps > 0
-          && l.queue >= 2;
+      ok = !!(s >> l.a >> l.b >> l.bps >> l.delay_ms >> l.queue >> tr >> l.loss_pct) && l.bps > 0
+          && l.queue >= 2 && l.loss_pct >= 0 && l.loss_pct < 100;
       l.trace = tr;
       c.links.push_back (l);
     } else if (k == "source" || k == "relay" || k == "receiver") {
@@ -253,6 +253,12 @@ build_links (Sim &w)
     tc.SetRootQueueDisc ("ns3::FifoQueueDisc", "MaxSize",
         QueueSizeValue (QueueSize (std::to_string (l.queue - 1) + "p")));
     QueueDiscContainer qd = tc.Install (d);
+    for (int k = 0; l.loss_pct > 0 && k < 2; k++) {    /* random loss, each direction */
+      Ptr<RateErrorModel> em = CreateObject<RateErrorModel> ();
+      em->SetAttribute ("ErrorRate", DoubleValue (l.loss_pct / 100.0));
+      em->SetAttribute ("ErrorUnit", StringValue ("ERROR_UNIT_PACKET"));
+      d.Get (k)->SetAttribute ("ReceiveErrorModel", PointerValue (em));
+    }
     for (int k = 0; k < 2; k++) {
       LinkCount *lc = new LinkCount;
       lc->name = (k ? l.b : l.a) + ">" + (k ? l.a : l.b);

@@ -32,7 +32,7 @@ struct RmanpCfg {
   uint64_t seed = 1, file_bytes = 0;
   struct amcc_rmanp_params p;
   std::vector<std::pair<std::string, bool>> nodes;        /* name, is a router */
-  struct Link { std::string a, b; double bps, delay_ms; uint32_t queue; bool trace; };
+  struct Link { std::string a, b; double bps, delay_ms; uint32_t queue; bool trace; double loss_pct; };
   std::vector<Link> links;
   /* the session tree: index 0 is the source; parent = index of the parent member */
   struct Member { std::string name, node; int parent; int role; };

@@ -67,7 +67,7 @@ def write_config(sc, path, seed):
     def link(a, b, d):
         return (f"link {a} {b} {float(d.get('rate_bps', hl.get('rate_bps', 10e6)))} "
                 f"{float(d.get('delay_ms', hl.get('delay_ms', 0)))} {int(d.get('queue', q))} "
-                f"{int(d.get('trace', False))}")
+                f"{int(d.get('trace', False))} {float(d.get('loss_pct', 0))}")
     lines += [link(ln["a"], ln["b"], ln) for ln in sc["link"]]
     lines += [link(h["at"], h["name"], h) for h in hosts]
     src = sc["source"]["name"]
