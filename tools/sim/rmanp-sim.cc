@@ -1,5 +1,5 @@
-/* rmanp-sim.cc - ns-3 program of RMANP (docs/sim.md "RMANP"; tools/sim/rmanp_sim.py writes its
- * config from a TOML file and reads what it leaves):
+/* rmanp-sim.cc - ns-3 program of RMANP (docs/results.md "RMANP in sim"; tools/sim/rmanp_sim.py
+ * writes its config from a TOML file and reads what it leaves):
  *
  *   duration S | seed N | sample S | file BYTES
  *   params RM_BPS IS IN DA DR PACKET_BYTES CACHE QUEUE
@@ -429,7 +429,7 @@ main (int argc, char **argv)
 {
   if (argc != 3) {
     fprintf (stderr, "usage: amcast-sim-rmanp CONFIG RUN_DIR (use `./amcast sim FILE.toml "
-        "--protocol rmanp`, docs/sim.md)\n");
+        "--protocol rmanp`, docs/results.md \"RMANP in sim\")\n");
     return 2;
   }
   Sim w;

@@ -1,5 +1,5 @@
-/* rmanp-sim.h - the ns-3 program of RMANP (`./amcast sim FILE --protocol rmanp`, docs/sim.md
- * "RMANP"): a source, relays and receivers of papers/004 as ns-3 applications over a routed
+/* rmanp-sim.h - the ns-3 program of RMANP (`./amcast sim FILE --protocol rmanp`, docs/results.md
+ * "RMANP in sim"): a source, relays and receivers of papers/004 as ns-3 applications over a routed
  * tree of point-to-point links with drop-tail queues, and a constant-rate background.
  *
  * Contract: an RmanpNode drives lib/cc's RMANP role only through amcc/rmanp.h, with the calls

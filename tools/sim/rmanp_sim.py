@@ -5,9 +5,9 @@
              [--da 0.6,0.7,0.8,0.9] [--file-bytes N]
 
 FILE is an RMANP scenario (tools/sim/scenarios/rmanp-*.toml: routers, links, the session tree,
-background traffic, measurement windows; docs/sim.md "RMANP"). Writes RUN/sim.conf, runs
-amcast-sim-rmanp, and leaves RUN/nodes.csv, links.csv, delay-NAME.csv, summary.json (the program's
-summary plus the figures below) and report.md. With several --da values each runs in RUN/da-X and
+background traffic, measurement windows; docs/results.md "RMANP in sim"). Writes RUN/sim.conf,
+runs amcast-sim-rmanp, and leaves RUN/nodes.csv, links.csv, delay-NAME.csv, summary.json (the
+program's summary plus the figures below) and report.md. With several --da values each runs in RUN/da-X and
 RUN/report.md puts them side by side (papers/004 table 2). Figures:
  - throughput: bytes delivered in order at the delay receiver over the run, counted as whole
    packets on the wire (IP bytes), bytes/s (papers/004 table 2's "end-to-end throughput");
