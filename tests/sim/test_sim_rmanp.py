@@ -20,7 +20,10 @@ scenarios on a 3-relay tree with papers/004's 180 kb/s WAN links and 3-packet ro
    - the minimum delay at R3 = propagation + transmission computed by hand: 5 + 88.1 + 112.1 ms,
      plus 1057 bytes at 10 Mb/s twice, 100 Mb/s once, 180 kb/s twice = 300.9 ms (+-0.5): the
      topology, rates and multicast forwarding are what the file says.
-2. tests/sim/rmanp-loss.toml: no background, 5 % random loss each way on the second WAN link, a
+2. The same file with lib/cc's default packet size, once with the relays through amcc/rmanp.h
+   and once through amcc/controller.h's relay table (--relay-api controller): the same run (the
+   source's and receivers' end times, bytes, delays; RMANP's bytes on the bottleneck).
+3. tests/sim/rmanp-loss.toml: no background, 5 % random loss each way on the second WAN link, a
    300 kB file, new_queue 3. Checks: every byte at every receiver within 300 s (measured over
    seeds 1-40: done in 135.5-151.1 s, 10-38 repairs at A2), the relay upstream of the loss (A2)
    repaired from its cache, new_queue's peak <= 3 at every relay.
@@ -51,9 +54,10 @@ def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what, flush=True)
 
 
-def run(toml, seed, out):
+def run(toml, seed, out, extra=()):
     r = subprocess.run([SIM, os.path.join(TOP, "tests", "sim", toml), "--protocol", "rmanp",
-                        "--seed", str(seed), "--out", out], stdout=subprocess.DEVNULL, timeout=120)
+                        "--seed", str(seed), "--out", out, *extra], stdout=subprocess.DEVNULL,
+                       timeout=120)
     check(r.returncode == 0, f"{toml}: amcast-sim --protocol rmanp exited {r.returncode}")
     p = os.path.join(out, "summary.json")
     return json.load(open(p)) if r.returncode == 0 and os.path.isfile(p) else None
@@ -106,6 +110,23 @@ def main():
         rows = list(csv.DictReader(open(os.path.join(tmp, "step", "nodes.csv"))))
         check(len(rows) >= 399 * 7 and os.path.getsize(os.path.join(tmp, "step", "delay-R3.csv")) > 0,
               f"step: nodes.csv has {len(rows)} rows (7 members x 399 s), delay-R3.csv written")
+    # the relays through amcc/controller.h's relay table: it takes Rm only, so the file's one
+    # other parameter (packet_bytes) goes back to lib/cc's default for both runs
+    text = open(os.path.join(TOP, "tests", "sim", "rmanp-step.toml")).read()
+    eq = os.path.join(tmp, "eq.toml")
+    with open(eq, "w") as f:
+        f.write("\n".join(x for x in text.splitlines() if not x.startswith("packet_bytes")) + "\n")
+    same = [run(eq, 1, os.path.join(tmp, "eq-" + api), ["--relay-api", api])
+            for api in ("role", "controller")]
+    if all(same):
+        def outcome(x):
+            return ({k: (v["done_s"], v.get("got"), v.get("bad"), json.dumps(v.get("delay_ms")))
+                     for k, v in x["members"].items() if v["role"] != "relay"},
+                    x["figures"]["windows"]["congested"]["rmanp_Bps"])
+        a, b = outcome(same[0]), outcome(same[1])
+        check(a == b and a[0]["R3"][0] > 0,
+              f"relays through amcc/controller.h: the same run as through amcc/rmanp.h (R3 done at "
+              f"{b[0]['R3'][0]:.3f} s vs {a[0]['R3'][0]:.3f} s, {b[1]:.0f} vs {a[1]:.0f} B/s)")
     print(f"loss case: seed {seed}")
     s = run("rmanp-loss.toml", seed, os.path.join(tmp, "loss"))
     if s:

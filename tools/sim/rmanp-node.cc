@@ -22,11 +22,17 @@ RmanpNode::RmanpNode (const RmanpCfg &cfg, int member, RmanpShared *shared)
   uint32_t id = (uint32_t) member + 1;          /* the node id in CI / NACK / ACK */
   if (role == RMANP_SOURCE)
     src_ = amcc_rmanp_source_new (&cfg.p, rmanp_now ());
-  else if (role == RMANP_RELAY)
+  else if (role == RMANP_RELAY && cfg.relay_controller) {
+    amcc_ctl_config c;
+    amcc_ctl_config_init (&c);
+    c.min_bps = cfg.p.rm_bps;
+    c.ssrc = id;
+    crel_ = amcc_relay_new (amcc_protocol_find ("rmanp"), &c, rmanp_now ());
+  } else if (role == RMANP_RELAY)
     rel_ = amcc_rmanp_relay_new (&cfg.p, id, rmanp_now ());
   else
     rx_ = amcc_rmanp_receiver_new (&cfg.p, id, rmanp_now ());
-  if (!src_ && !rel_ && !rx_)
+  if (!src_ && !rel_ && !crel_ && !rx_)
     NS_FATAL_ERROR ("rmanp-sim: invalid RMANP parameters for " << cfg.members[member].name);
 }
 
@@ -34,6 +40,8 @@ RmanpNode::~RmanpNode ()
 {
   amcc_rmanp_source_free (src_);
   amcc_rmanp_relay_free (rel_);
+  if (crel_)
+    amcc_relay_free (crel_);
   amcc_rmanp_receiver_free (rx_);
 }
 
@@ -44,8 +52,12 @@ RmanpNode::Stats (struct amcc_rmanp_stats *st) const
     amcc_rmanp_source_get_stats (src_, st);
   else if (rel_)
     amcc_rmanp_relay_get_stats (rel_, st);
-  else
+  else if (rx_)
     amcc_rmanp_receiver_get_stats (rx_, st);
+  else {                                      /* the controller table has the rate only */
+    *st = (struct amcc_rmanp_stats) {};
+    st->rate_bps = amcc_relay_rate (crel_, rmanp_now ());
+  }
 }
 
 size_t RmanpNode::Memory () const { return rel_ ? amcc_rmanp_relay_memory (rel_) : 0; }
@@ -98,6 +110,11 @@ RmanpNode::Poll (amcc_time now, uint8_t *b, size_t cap, amcc_rmanp_dir *dir)
     return amcc_rmanp_source_poll (src_, now, b, cap, dir);
   if (rel_)
     return amcc_rmanp_relay_poll (rel_, now, b, cap, dir);
+  if (crel_) {
+    int up = 0, n = amcc_relay_poll (crel_, now, b, cap, &up);
+    *dir = up ? AMCC_RMANP_UP : AMCC_RMANP_DOWN;
+    return n;
+  }
   return amcc_rmanp_receiver_poll (rx_, now, b, cap, dir);
 }
 
@@ -108,6 +125,8 @@ RmanpNode::NextDue (amcc_time now)
     return amcc_rmanp_source_next_due (src_, now);
   if (rel_)
     return amcc_rmanp_relay_next_due (rel_, now);
+  if (crel_)
+    return amcc_relay_next_due (crel_, now);
   return amcc_rmanp_receiver_next_due (rx_, now);
 }
 
@@ -139,6 +158,7 @@ RmanpNode::OnRecv (Ptr<Socket> s)
     }
     int e = src_ ? amcc_rmanp_source_on_packet (src_, now, b, n)
         : rel_ ? amcc_rmanp_relay_on_packet (rel_, now, from_parent, b, n)
+        : crel_ ? amcc_relay_on_packet (crel_, now, from_parent, b, n)
         : amcc_rmanp_receiver_on_packet (rx_, now, b, n);
     decode_errors += e != AMCC_OK;
   }

@@ -1,7 +1,7 @@
 /* rmanp-sim.cc - ns-3 program of RMANP (docs/results.md "RMANP in sim"; tools/sim/rmanp_sim.py
  * writes its config from a TOML file and reads what it leaves):
  *
- *   duration S | seed N | sample S | file BYTES
+ *   duration S | seed N | sample S | file BYTES | relay_api role|controller
  *   params RM_BPS IS IN DA DR PACKET_BYTES CACHE QUEUE
  *   node NAME host|router
  *   link A B RATE_BPS DELAY_MS QUEUE_PACKETS TRACE LOSS_PCT   (both directions alike)
@@ -62,6 +62,11 @@ read_cfg (const char *path, RmanpCfg &c)
       ok = !!(s >> c.sample_s) && c.sample_s > 0;
     else if (k == "file")
       ok = !!(s >> c.file_bytes);
+    else if (k == "relay_api") {
+      std::string api;
+      ok = !!(s >> api) && (api == "role" || api == "controller");
+      c.relay_controller = api == "controller";
+    }
     else if (k == "params")
       ok = !!(s >> c.p.rm_bps >> c.p.is >> c.p.in >> c.p.da >> c.p.dr >> c.p.packet_bytes
           >> c.p.cache_packets >> c.p.queue_packets);

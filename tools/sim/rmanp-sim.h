@@ -4,7 +4,8 @@
  *
  * Contract: an RmanpNode drives lib/cc's RMANP role only through amcc/rmanp.h, with the calls
  * the elements make (gst/rmanpsink, rmanprelay, rmanpsrc: _on_packet, _poll until 0, _next_due,
- * _write/_finish, _read, _get_stats); it never reaches into a role. Every rate, queue and repair
+ * _write/_finish, _read, _get_stats), or a relay through amcc/controller.h's relay table
+ * (`relay_api = "controller"`); it never reaches into a role. Every rate, queue and repair
  * decision is lib/cc's; this program only moves packets and counts. */
 #ifndef RMANP_SIM_H
 #define RMANP_SIM_H
@@ -20,6 +21,7 @@
 #include "ns3/socket.h"
 
 extern "C" {
+#include <amcc/controller.h>
 #include <amcc/rmanp.h>
 }
 
@@ -31,6 +33,9 @@ struct RmanpCfg {
   double duration_s = 0, sample_s = 1.0;
   uint64_t seed = 1, file_bytes = 0;
   struct amcc_rmanp_params p;
+  /* relays through amcc/controller.h's relay table instead (it takes Rm only: every other
+   * parameter is lib/cc's default, and it has no counters: the queue figures are 0) */
+  bool relay_controller = false;
   std::vector<std::pair<std::string, bool>> nodes;        /* name, is a router */
   struct Link { std::string a, b; double bps, delay_ms; uint32_t queue; bool trace; double loss_pct; };
   std::vector<Link> links;
@@ -92,6 +97,7 @@ class RmanpNode : public ns3::Application {
   RmanpShared *shared_;
   amcc_rmanp_source *src_ = nullptr;
   amcc_rmanp_relay *rel_ = nullptr;
+  amcc_relay *crel_ = nullptr;                /* cfg.relay_controller */
   amcc_rmanp_receiver *rx_ = nullptr;
   ns3::Ptr<ns3::Socket> in_, ctl_;
   std::vector<ns3::Ptr<ns3::Socket>> down_;

@@ -55,7 +55,7 @@ def write_config(sc, path, seed):
     hl = sc.get("host_link", {})
     q = sc.get("router_queue", 3)
     lines = [f"duration {sc['duration_s']}", f"seed {seed}", f"sample {sc.get('sample_s', 1.0)}",
-             f"file {sc['file_bytes']}",
+             f"file {sc['file_bytes']}", f"relay_api {sc.get('relay_api', 'role')}",
              "params {} {} {} {} {} {} {} {}".format(
                  p.get("rm_bps", 16000), p.get("is", 0.005), p.get("in", 0.05), p.get("da", 0.8),
                  p.get("dr", 0.99), p.get("packet_bytes", 1057), p.get("cache_packets", 100),
@@ -200,6 +200,10 @@ def main(argv=None):
     ap.add_argument("--duration", type=float)
     ap.add_argument("--da", help="comma-separated Da values (one run each)")
     ap.add_argument("--file-bytes", type=int)
+    ap.add_argument("--relay-api", choices=["role", "controller"],
+                    help="relays through amcc/rmanp.h (role, default) or amcc/controller.h's "
+                    "relay table (controller: Rm only, lib/cc's defaults for the rest, no queue "
+                    "counters)")
     ap.add_argument("--no-report", action="store_true", help="accepted for amcast-sim's sake")
     a = ap.parse_args(argv)
     try:
@@ -213,6 +217,8 @@ def main(argv=None):
         sc["duration_s"] = a.duration
     if a.file_bytes:
         sc["file_bytes"] = a.file_bytes
+    if a.relay_api:
+        sc["relay_api"] = a.relay_api
     out = os.path.abspath(a.out or os.path.join(
         "runs", f"sim-{sc['name']}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"))
     das = [float(x) for x in a.da.split(",")] if a.da else [sc.get("rmanp", {}).get("da", 0.8)]
