@@ -1,6 +1,7 @@
 /* pgmcc.c - PGMCC's arithmetic (docs/pgmcc.md): the throughput comparison that elects the
  * acker, the window and tokens clocked by its ACKs with losses read from their bitmaps, the
- * stall timeout; on the receiver the loss filter, the bitmap and the ACK aggregation. */
+ * stall timeout, and what a rate follower behind a GOP-slow encoder changes in it (section
+ * 2.4); on the receiver the loss filter, the bitmap and the ACK aggregation. */
 #include "amcc/pgmcc.h"
 #include <math.h>
 #include <string.h>

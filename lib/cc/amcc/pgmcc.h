@@ -20,7 +20,8 @@
  *     receiver's hold), read from its record of send times.
  *   - our sender is rate-based: amcc_pgmcc_sender_rate() is W * s / RTT; the tokens are kept as
  *     the paper's and amcc_pgmcc_sender_may_send() answers "may I send" for a packet-clocked
- *     caller, but the video sender follows the rate (docs/pgmcc.md).
+ *     caller, but the video sender follows the rate (docs/pgmcc.md), and takes it only at key
+ *     frames: the actuator parameters below (docs/pgmcc.md section 2.4).
  *
  * Units: rates in bit/s, sizes in bytes, windows in packets, times in amcc_time (ns). */
 #ifndef AMCC_PGMCC_H
