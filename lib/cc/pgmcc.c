@@ -1,6 +1,7 @@
 /* pgmcc.c - PGMCC's arithmetic (docs/pgmcc.md): the throughput comparison that elects the
  * acker, the window and tokens clocked by its ACKs with losses read from their bitmaps, the
- * stall timeout; on the receiver the loss filter, the bitmap and the ACK aggregation. */
+ * stall timeout, and what a rate follower behind a GOP-slow encoder changes in it (section
+ * 2.4); on the receiver the loss filter, the bitmap and the ACK aggregation. */
 #include "amcc/pgmcc.h"
 #include <math.h>
 #include <string.h>
@@ -15,6 +16,10 @@ amcc_pgmcc_params_init (struct amcc_pgmcc_params *p)
   p->initial_ssthresh = INFINITY;
   p->start_from_initial_rate = 1;
   p->app_limit_factor = 2;
+  p->hold_rate = 1;
+  p->actuator_hold = AMCC_NS_PER_S;
+  p->actuator_growth = AMCC_NS_PER_S;
+  p->tested_fraction = 0.9;
   p->rtt_gain = 0.125;
   p->timeout_rtts = 4;
   p->timeout_min = AMCC_NS_PER_S;
@@ -56,7 +61,7 @@ amcc_pgmcc_sender_init (struct amcc_pgmcc_sender *s, const struct amcc_pgmcc_par
   s->p = *p;
   s->w = s->tokens = p->min_window;
   s->ssthresh = p->initial_ssthresh;
-  s->last_ack = s->timeout_at = AMCC_TIME_NONE;
+  s->last_ack = s->timeout_at = s->echo_at = AMCC_TIME_NONE;
   s->mean_size = p->packet_size ? p->packet_size : 1200;
 }
 
@@ -66,6 +71,8 @@ amcc_pgmcc_sender_on_sent (struct amcc_pgmcc_sender *s, amcc_time now, size_t by
   s->sent++;
   s->ring[s->ring_next].t = now;
   s->ring[s->ring_next].n = s->sent;
+  double x = amcc_pgmcc_sender_window_rate (s);
+  s->ring[s->ring_next].x = x > 0 ? x : s->p.initial_rate_bps;
   s->ring_next = (s->ring_next + 1) % AMCC_PGMCC_SEND_RING;
   if (s->ring_n < AMCC_PGMCC_SEND_RING)
     s->ring_n++;
@@ -76,10 +83,10 @@ amcc_pgmcc_sender_on_sent (struct amcc_pgmcc_sender *s, amcc_time now, size_t by
     s->tokens = -s->w;          /* a rate-following sender overdraws: keep the account bounded */
 }
 
-/* Packets sent by time t, interpolated between the recorded sends; < 0 when t is older than
- * the record. */
-static double
-count_at (const struct amcc_pgmcc_sender *s, amcc_time t)
+/* The last recorded send at or before t: its ring index, or -1 when t is older than the
+ * record. */
+static long
+ring_at (const struct amcc_pgmcc_sender *s, amcc_time t)
 {
   size_t first = (s->ring_next + AMCC_PGMCC_SEND_RING - s->ring_n) % AMCC_PGMCC_SEND_RING;
   size_t lo = 0, hi = s->ring_n;
@@ -87,18 +94,44 @@ count_at (const struct amcc_pgmcc_sender *s, amcc_time t)
   if (s->ring_n == 0 || t < s->ring[first].t)
     return -1;
 #define AT(i) s->ring[(first + (i)) % AMCC_PGMCC_SEND_RING]
-  if (t >= AT (s->ring_n - 1).t)
-    return (double) AT (s->ring_n - 1).n;
-  while (hi - lo > 1) {         /* AT(lo).t <= t < AT(hi).t */
+  while (hi - lo > 1) {         /* AT(lo).t <= t < AT(hi).t (hi = ring_n: past the end) */
     size_t mid = (lo + hi) / 2;
     if (AT (mid).t <= t)
       lo = mid;
     else
       hi = mid;
   }
-  double f = (double) (t - AT (lo).t) / (double) (AT (hi).t - AT (lo).t);
-  return (double) AT (lo).n + f * (double) (AT (hi).n - AT (lo).n);
 #undef AT
+  return (long) ((first + lo) % AMCC_PGMCC_SEND_RING);
+}
+
+/* Packets sent by time t, interpolated between the recorded sends; < 0 when t is older than
+ * the record. */
+static double
+count_at (const struct amcc_pgmcc_sender *s, amcc_time t)
+{
+  long i = ring_at (s, t);
+
+  if (i < 0)
+    return -1;
+  size_t j = ((size_t) i + 1) % AMCC_PGMCC_SEND_RING;
+  if (j == s->ring_next)
+    return (double) s->ring[i].n;       /* the last send */
+  double f = (double) (t - s->ring[i].t) / (double) (s->ring[j].t - s->ring[i].t);
+  return (double) s->ring[i].n + f * (double) (s->ring[j].n - s->ring[i].n);
+}
+
+/* What the sender sent in [t0, t1) over the window's rate then (at t1): 1 when it followed
+ * its window, < 1 when the encoder lagged below it, > 1 above; -1 unknown. */
+static double
+sent_share (const struct amcc_pgmcc_sender *s, amcc_time t0, amcc_time t1)
+{
+  double c0 = count_at (s, t0), c1 = count_at (s, t1);
+  long i = ring_at (s, t1);
+
+  if (c0 < 0 || i < 0 || t1 <= t0 || !(s->ring[i].x > 0))
+    return -1;
+  return (c1 - c0) * 8 * s->mean_size / amcc_time_to_s (t1 - t0) / s->ring[i].x;
 }
 
 /* The echo's age on our clock minus the receiver's hold, us; < 0 when bogus. */
@@ -112,17 +145,62 @@ echo_rtt_us (amcc_time now, const struct amcc_pgmcc_feedback *fb)
   return (double) (age - fb->hold_us);
 }
 
+/* When the echoed packet left, on our clock (the echo is its low 32 bits in us). */
+static amcc_time
+echo_sent_at (amcc_time now, const struct amcc_pgmcc_feedback *fb)
+{
+  uint32_t now_us = (uint32_t) ((uint64_t) (now / AMCC_NS_PER_US));
+  return now - (amcc_time) (now_us - fb->echo_ts_us) * AMCC_NS_PER_US;
+}
+
 double
 amcc_pgmcc_sender_rtt_packets (const struct amcc_pgmcc_sender *s, amcc_time now,
     const struct amcc_pgmcc_feedback *fb)
 {
   if (echo_rtt_us (now, fb) < 0)
     return -1;
-  uint32_t now_us = (uint32_t) ((uint64_t) (now / AMCC_NS_PER_US));
-  amcc_time sent_at = now - (amcc_time) (now_us - fb->echo_ts_us) * AMCC_NS_PER_US;
-  double c0 = count_at (s, sent_at);
+  double c0 = count_at (s, echo_sent_at (now, fb));
   double c1 = count_at (s, now - (amcc_time) fb->hold_us * AMCC_NS_PER_US);
   return c0 < 0 || c1 < c0 ? -1 : c1 - c0;
+}
+
+/* hold_rate: W is the rate x it stands for at the RTT and packet size now (a rate follower's
+ * queue draining must not raise the target: an ACK-clocked sender would not send faster). */
+static void
+w_from_rate (struct amcc_pgmcc_sender *s)
+{
+  if (!(s->p.hold_rate && s->x_bps > 0 && s->srtt_s > 0))
+    return;
+  double w = fmax (s->x_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+  if (isfinite (s->ssthresh))
+    s->ssthresh *= w / s->w;    /* slow start ends at the same rate */
+  s->w = w;
+}
+
+static void
+rate_from_w (struct amcc_pgmcc_sender *s)
+{
+  if (s->srtt_s > 0)
+    s->x_bps = s->w * 8 * s->mean_size / s->srtt_s;
+}
+
+double
+amcc_pgmcc_sender_window_rate (const struct amcc_pgmcc_sender *s)
+{
+  if (!(s->srtt_s > 0))
+    return 0;
+  return s->p.hold_rate && s->x_bps > 0 ? s->x_bps : s->w * s->mean_size * 8 / s->srtt_s;
+}
+
+/* The growth per packet acknowledged, RTT / (RTT + actuator_growth): one step per round trip
+ * of the whole loop, whose target reaches the packets only a GOP later; 1 = the paper's step
+ * per RTT. */
+static double
+growth_step (const struct amcc_pgmcc_sender *s)
+{
+  if (s->p.actuator_growth <= 0 || !(s->srtt_s > 0))
+    return 1;
+  return s->srtt_s / (s->srtt_s + amcc_time_to_s (s->p.actuator_growth));
 }
 
 /* n new ACKs: slow start W += 1 (tokens + 2), congestion avoidance W += 1/W (tokens + 1 + 1/W)
@@ -130,26 +208,32 @@ amcc_pgmcc_sender_rtt_packets (const struct amcc_pgmcc_sender *s, amcc_time now,
 void
 amcc_pgmcc_window_ack (struct amcc_pgmcc_sender *s, uint32_t n)
 {
+  double g = growth_step (s);
+
+  w_from_rate (s);
   for (uint32_t i = 0; i < n; i++) {
     if (s->w < s->ssthresh) {
-      s->w += 1;
-      s->tokens += 2;
+      s->w += g;
+      s->tokens += 1 + g;
     } else {
-      s->tokens += 1 + 1 / s->w;
-      s->w += 1 / s->w;
+      s->tokens += 1 + g / s->w;
+      s->w += g / s->w;
     }
   }
   if (s->tokens > s->w)
     s->tokens = s->w;
+  rate_from_w (s);
 }
 
 /* A loss: W halves (not below min_window) and the tokens pay for it, T -= W (floor 0). */
 void
 amcc_pgmcc_window_loss (struct amcc_pgmcc_sender *s)
 {
+  w_from_rate (s);
   s->w = fmax (s->w / 2, s->p.min_window);
   s->ssthresh = s->w;
   s->tokens = s->tokens > s->w ? s->tokens - s->w : 0;
+  rate_from_w (s);
 }
 
 static void
@@ -206,23 +290,15 @@ popcount64 (uint64_t x)
   return n;
 }
 
+/* The window's part of an ACK: counts, losses, reaction, growth (W in packets, synced). */
 static void
-on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack *a)
+ack_window (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack *a,
+    amcc_time echo_at)
 {
-  double us = echo_rtt_us (now, &a->fb);
   uint64_t mask = ((uint64_t) a->bitmap << 1) | 1;     /* bit i: rx_max - i */
   uint64_t cover = (UINT64_C (1) << 33) - 1;           /* rx_max and the 32 before it */
   uint32_t fresh, lost, fresh_event;
 
-  if (us >= 0) {
-    double x = us / 1e6;
-    bool first = s->srtt_s == 0;
-    s->srtt_s = first ? x : s->srtt_s + s->p.rtt_gain * (x - s->srtt_s);
-    if (first && s->p.start_from_initial_rate && s->srtt_s > 0) {
-      s->w = fmax (s->p.initial_rate_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
-      s->tokens = s->w;
-    }
-  }
   s->last_ack = now;
   arm_timeout (s, now);
   if (!s->ack_started) {        /* the first ACK of this acker: a reference, no judgement */
@@ -256,6 +332,13 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
     s->received = a->received;
   } else if (d > 0)
     s->received = a->received; /* implausible: resynchronise, count the bitmap's only */
+  if (s->holding && now < s->react_at + s->p.actuator_hold) {
+    /* what is in flight now left before the reaction reached the encoder: the same event */
+    double flight = ceil (s->acker_rtt_pkts > 0 ? s->acker_rtt_pkts : s->w);
+    uint32_t r = s->ack_hi + (uint32_t) fmin (flight, 1u << 30);
+    if ((int32_t) (r - s->recover) > 0)
+      s->recover = r;
+  }
   lost = judge_losses (s, &fresh_event);
   s->losses += lost;
   s->acks += fresh;
@@ -265,6 +348,7 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
     amcc_pgmcc_window_loss (s);
     s->reactions++;
     s->holding = true;
+    s->react_at = now;
     double flight = ceil (s->acker_rtt_pkts > 0 ? s->acker_rtt_pkts : s->w);
     s->recover = s->ack_hi + (uint32_t) fmin (flight, 1u << 30);   /* what was in flight */
     return;
@@ -274,6 +358,18 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
     return;
   }
   double w0 = s->w;
+  if (s->p.tested_fraction > 0 && echo_at != AMCC_TIME_NONE && s->srtt_s > 0) {
+    /* the acked packets left while the encoder lagged below the window: untested, no growth
+     * (RFC 7661's idea; a packet-clocked sender always fills its window) */
+    amcc_time from = echo_at - amcc_time_from_s (s->srtt_s);
+    if (s->echo_at != AMCC_TIME_NONE && s->echo_at < from)
+      from = s->echo_at;
+    double sh = sent_share (s, from, echo_at);
+    if (sh >= 0 && sh < s->p.tested_fraction) {
+      s->tokens = fmin (s->tokens + fresh, s->w);
+      return;
+    }
+  }
   amcc_pgmcc_window_ack (s, fresh);
   if (s->srtt_s > 0 && isfinite (s->p.app_limit_factor)) {
     double c0 = count_at (s, now - amcc_time_from_s (s->srtt_s));
@@ -281,6 +377,29 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
     if (s->w > cap)             /* app-limited: no growth the sender never tested */
       s->w = fmax (w0, cap);
   }
+}
+
+static void
+on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack *a)
+{
+  double us = echo_rtt_us (now, &a->fb);
+  amcc_time echo_at = AMCC_TIME_NONE;
+
+  if (us >= 0) {
+    double x = us / 1e6;
+    bool first = s->srtt_s == 0;
+    s->srtt_s = first ? x : s->srtt_s + s->p.rtt_gain * (x - s->srtt_s);
+    if (first && s->p.start_from_initial_rate && s->srtt_s > 0) {
+      s->w = fmax (s->p.initial_rate_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+      s->tokens = s->w;
+    }
+    echo_at = echo_sent_at (now, &a->fb);
+  }
+  w_from_rate (s);              /* hold_rate: the new RTT moves W, not the rate */
+  ack_window (s, now, a, echo_at);
+  rate_from_w (s);
+  if (echo_at != AMCC_TIME_NONE)
+    s->echo_at = echo_at;
 }
 
 int
@@ -325,16 +444,17 @@ amcc_pgmcc_sender_rate (struct amcc_pgmcc_sender *s, amcc_time now)
   if (s->has_acker && s->timeout_at != AMCC_TIME_NONE && now >= s->timeout_at) {
     /* a stall: the acker went silent. TCP's timeout: W to its minimum, slow start to half the
      * old window, and a new election from the next feedback (the acker may be gone) */
+    w_from_rate (s);
     s->ssthresh = fmax (s->w / 2, s->p.min_window);
     s->w = s->tokens = s->p.min_window;
+    rate_from_w (s);
     s->timeouts++;
     uint32_t old = s->acker;
     amcc_pgmcc_sender_on_bye (s, old);
   }
   amcc_pgmcc_sender_cap_window (s, s->p.max_rate_bps);
-  if (s->srtt_s > 0)
-    r = s->w * s->mean_size * 8 / s->srtt_s;    /* docs/pgmcc.md: rate = W s / RTT */
-  else
+  r = amcc_pgmcc_sender_window_rate (s);        /* docs/pgmcc.md: rate = W s / RTT */
+  if (!(r > 0))
     r = s->p.initial_rate_bps;
   if (r < s->p.min_rate_bps)
     r = s->p.min_rate_bps;
@@ -346,11 +466,13 @@ amcc_pgmcc_sender_cap_window (struct amcc_pgmcc_sender *s, double rate_bps)
 {
   if (!(s->srtt_s > 0) || !(rate_bps >= 0))
     return;
+  w_from_rate (s);
   double w = fmax (rate_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
   if (s->w > w) {
     s->w = w;
     s->tokens = fmin (s->tokens, w);
   }
+  rate_from_w (s);
 }
 
 bool

@@ -181,8 +181,7 @@ tx_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
   st->receivers = amcc_peers_alive (&s->peers, now, s->cfg.receiver_timeout);
   st->have_slowest = tx->has_acker;
   st->slowest_ssrc = tx->has_acker ? tx->acker : 0;
-  st->slowest_rate_bps = tx->has_acker && tx->srtt_s > 0
-      ? tx->w * tx->mean_size * 8 / tx->srtt_s : 0;
+  st->slowest_rate_bps = tx->has_acker ? amcc_pgmcc_sender_window_rate (tx) : 0;
 }
 
 static const amcc_sender_ops sender_ops = {

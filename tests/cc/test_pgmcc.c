@@ -33,12 +33,23 @@ test_throughput_and_switch (void)
   AMT_CHECK (amcc_pgmcc_should_switch (1, 1e-4, 100, 0, 2.0 / 3));
 }
 
+/* The paper's values of the parameters for a rate-following sender behind a slow actuator. */
+static void
+paper_actuator (struct amcc_pgmcc_params *p)
+{
+  p->hold_rate = 0;
+  p->actuator_hold = 0;
+  p->actuator_growth = 0;
+  p->tested_fraction = 0;
+}
+
 static void
 sender_new (struct amcc_pgmcc_sender *s, double ssthresh)
 {
   struct amcc_pgmcc_params p;
 
   amcc_pgmcc_params_init (&p);
+  paper_actuator (&p);
   p.initial_ssthresh = ssthresh;
   p.start_from_initial_rate = 0;
   p.app_limit_factor = INFINITY;
@@ -260,6 +271,7 @@ test_rate_and_stall (void)
   struct amcc_pgmcc_ack a;
 
   amcc_pgmcc_params_init (&p);
+  paper_actuator (&p);
   p.packet_size = 1000;
   amcc_pgmcc_sender_init (&s, &p, 0);
   AMT_NEAR (amcc_pgmcc_sender_rate (&s, 0), 500e3, 0);          /* no RTT yet: initial */
@@ -287,6 +299,127 @@ test_rate_and_stall (void)
   AMT_NEAR (amcc_pgmcc_sender_rate (&s, 1100 * MS), 1 * 8000 / 0.1, 1e-6);
   AMT_CHECK (s.timeouts == 1 && !s.has_acker && s.announce);
   AMT_NEAR (s.ssthresh, 2.5, 1e-12);
+}
+
+/* An ACK from ssrc 7 at `now` covering rx_max and the 32 before, none missing, echoing the
+ * packet sent at echo_us (hold 0). */
+static void
+ack_echo (struct amcc_pgmcc_sender *s, amcc_time now, uint32_t rx_max, uint32_t echo_us)
+{
+  struct amcc_pgmcc_ack a;
+
+  memset (&a, 0, sizeof a);
+  a.fb.rx_max = rx_max;
+  a.fb.has_echo = true;
+  a.fb.echo_ts_us = echo_us;
+  a.bitmap = 0xffffffffu;
+  amcc_pgmcc_sender_on_feedback (s, now, 7, &a.fb, &a);
+}
+
+/* hold_rate: a larger RTT moves W, not the window's rate (nor where slow start ends). */
+static void
+test_hold_rate (void)
+{
+  static struct amcc_pgmcc_sender s;
+
+  for (int hold = 0; hold <= 1; hold++) {
+    sender_new (&s, 8);                         /* 1200-byte packets (params default) */
+    s.p.hold_rate = hold;
+    s.p.rtt_gain = 1;                           /* srtt = the last sample */
+    s.srtt_s = 0.1;
+    s.w = 10;
+    s.x_bps = 10 * 9600 / 0.1;                  /* 960 kbit/s */
+    ack_echo (&s, 1000 * MS, 100, 800000);      /* RTT 0.2 s; the first ACK acks one */
+    AMT_NEAR (s.srtt_s, 0.2, 1e-12);
+    if (hold) {                                 /* W 20 at 0.2 s is 960 kbit/s, + 1/20 */
+      AMT_NEAR (s.w, 20.05, 1e-9);
+      AMT_NEAR (s.ssthresh, 16, 1e-9);
+      AMT_NEAR (amcc_pgmcc_sender_window_rate (&s), 20.05 * 9600 / 0.2, 1e-6);
+    } else {                                    /* the paper: W 10 + 1/10 at 0.2 s */
+      AMT_NEAR (s.w, 10.1, 1e-9);
+      AMT_NEAR (s.ssthresh, 8, 0);
+      AMT_NEAR (amcc_pgmcc_sender_window_rate (&s), 10.1 * 9600 / 0.2, 1e-6);
+    }
+  }
+}
+
+/* actuator_growth: one step per RTT + 1 s instead of per RTT. */
+static void
+test_actuator_growth (void)
+{
+  static struct amcc_pgmcc_sender s;
+
+  sender_new (&s, 0);
+  s.p.actuator_growth = AMCC_NS_PER_S;
+  s.srtt_s = 0.1;
+  s.w = 10;
+  s.tokens = 2;
+  amcc_pgmcc_window_ack (&s, 1);                /* g = 0.1 / 1.1 = 0.090909; W += g / W */
+  AMT_NEAR (s.w, 10 + 0.1 / 1.1 / 10, 1e-12);
+  AMT_NEAR (s.tokens, 3 + 0.1 / 1.1 / 10, 1e-12);
+  s.ssthresh = INFINITY;                        /* slow start: W += g */
+  s.w = 4;
+  amcc_pgmcc_window_ack (&s, 2);
+  AMT_NEAR (s.w, 4 + 2 * 0.1 / 1.1, 1e-12);
+  s.p.actuator_growth = 0;                      /* the paper */
+  amcc_pgmcc_window_ack (&s, 1);
+  AMT_NEAR (s.w, 5 + 2 * 0.1 / 1.1, 1e-12);
+}
+
+/* actuator_hold: losses of packets that left within 1 s of a reaction are the same event. */
+static void
+test_actuator_hold (void)
+{
+  static struct amcc_pgmcc_sender s;
+  uint32_t m1[] = { 105 }, m2[] = { 105, 119 }, m3[] = { 119 }, m4[] = { 150 };
+
+  for (int hold = 0; hold <= 1; hold++) {
+    sender_new (&s, 0);
+    s.p.actuator_hold = hold ? AMCC_NS_PER_S : 0;
+    ack (&s, 0, 100, NULL, 0);
+    ack (&s, 1 * MS, 104, NULL, 0);
+    s.acker_rtt_pkts = 8;
+    ack (&s, 3 * MS, 108, m1, 1);               /* 105 lost: halve, recover 116 */
+    AMT_CHECK (s.reactions == 1 && s.recover == 116);
+    ack (&s, 4 * MS, 112, m1, 1);               /* hold: recover 112 + 8 = 120 */
+    AMT_CHECK (s.recover == (hold ? 120u : 116u));
+    ack (&s, 6 * MS, 117, m1, 1);               /* paper: past 116, the hold is over */
+    AMT_CHECK (s.holding == !!hold && s.recover == (hold ? 125u : 116u));
+    ack (&s, 8 * MS, 122, m2, 2);               /* 119 lost: a new event for the paper only */
+    AMT_CHECK (s.reactions == (hold ? 1u : 2u) && s.losses == 2);
+    if (!hold)
+      continue;
+    AMT_CHECK (s.recover == 130);
+    ack (&s, 1004 * MS, 140, m3, 1);            /* 1 s after the reaction: no longer extended */
+    AMT_CHECK (s.recover == 130 && !s.holding);
+    ack (&s, 1005 * MS, 153, m4, 1);            /* 150 lost: a new event */
+    AMT_CHECK (s.reactions == 2 && s.losses == 3);
+  }
+}
+
+/* tested_fraction: ACKs of packets sent below 0.9 x the window's rate do not grow W. */
+static void
+test_tested_fraction (void)
+{
+  static struct amcc_pgmcc_sender s;
+
+  for (int gap = 10; gap <= 20; gap += 10) {    /* 960 kbit/s = one 1200-byte packet / 10 ms */
+    sender_new (&s, 0);
+    s.p.tested_fraction = 0.9;
+    s.srtt_s = 0.1;
+    s.w = 10;
+    for (int t = 0; t <= 1000; t += gap)
+      amcc_pgmcc_sender_on_sent (&s, t * MS, 1200);
+    ack_echo (&s, 1000 * MS, 100, 900000);      /* RTT 0.1; the reference acks one: W 10.1 */
+    AMT_NEAR (s.w, 10.1, 1e-9);
+    ack_echo (&s, 1050 * MS, 105, 950000);      /* 101..105, sent at 850-950 ms */
+    double w = 10.1;
+    if (gap == 10)                              /* 10 packets in 0.1 s: the window's rate */
+      for (int i = 0; i < 5; i++)
+        w += 1 / w;
+    AMT_NEAR (s.w, w, 1e-9);                    /* gap 20: half of it, untested: no growth */
+    AMT_CHECK (s.acks == 6);
+  }
 }
 
 static void
@@ -424,6 +557,10 @@ main (void)
   AMT_RUN (test_received_counter);
   AMT_RUN (test_rtt_in_packets_and_election);
   AMT_RUN (test_rate_and_stall);
+  AMT_RUN (test_hold_rate);
+  AMT_RUN (test_actuator_growth);
+  AMT_RUN (test_actuator_hold);
+  AMT_RUN (test_tested_fraction);
   AMT_RUN (test_receiver);
   AMT_RUN (test_wire);
   AMT_RUN (test_controller);

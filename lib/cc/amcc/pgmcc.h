@@ -20,7 +20,8 @@
  *     receiver's hold), read from its record of send times.
  *   - our sender is rate-based: amcc_pgmcc_sender_rate() is W * s / RTT; the tokens are kept as
  *     the paper's and amcc_pgmcc_sender_may_send() answers "may I send" for a packet-clocked
- *     caller, but the video sender follows the rate (docs/pgmcc.md).
+ *     caller, but the video sender follows the rate (docs/pgmcc.md), and takes it only at key
+ *     frames: the actuator parameters below (docs/pgmcc.md section 2.4).
  *
  * Units: rates in bit/s, sizes in bytes, windows in packets, times in amcc_time (ns). */
 #ifndef AMCC_PGMCC_H
@@ -53,6 +54,19 @@ struct amcc_pgmcc_params {
                                      0: W = 1 packet (the paper) */
   double app_limit_factor;    /* W <= this x packets sent in the last RTT (+1): 2; INFINITY =
                                  the paper (a packet-clocked sender is never app-limited) */
+  double hold_rate;           /* 1: the window's rate W s / RTT is what a new RTT or mean packet
+                                 size keeps (W moves), so a draining queue does not raise the
+                                 target; 0: W in packets is kept (the paper) */
+  /* The actuator: the elements and the ns-3 sim give the encoder the target at key frames
+   * (a 1 s GOP), so the rate reaches the packets up to a GOP after it changed. */
+  amcc_time actuator_hold;    /* losses of packets sent before a reaction + this are the same
+                                 congestion event, 1 s; 0 = one RTT after it (the paper) */
+  amcc_time actuator_growth;  /* W grows one step (slow start 1, congestion avoidance 1/W per
+                                 packet acknowledged) per RTT + this, 1 s; 0 = per RTT (the
+                                 paper) */
+  double tested_fraction;     /* an ACK grows W only when the sender sent at least this share
+                                 of the window's rate while the acked packets left, 0.9; 0 =
+                                 always (the paper: a packet-clocked sender fills its window) */
   double rtt_gain;            /* EWMA gain of the acker's RTT (time and packets), 1/8 (TCP) */
   double timeout_rtts;        /* no ACK for this many RTTs (>= timeout_min): a stall, 4 */
   amcc_time timeout_min;      /* 1 s */
@@ -108,6 +122,7 @@ bool amcc_pgmcc_should_switch (double cand_rtt, double cand_p, double acker_rtt,
 struct amcc_pgmcc_sender {
   struct amcc_pgmcc_params p;
   double w, tokens, ssthresh;         /* window and tokens, packets */
+  double x_bps;                       /* the window's rate (hold_rate), 0 = no RTT yet */
   bool has_acker;
   uint32_t acker;
   uint64_t acker_switches;
@@ -119,11 +134,13 @@ struct amcc_pgmcc_sender {
   uint64_t known;                     /* bit i: ack_hi - i covered by some ACK (else unknown) */
   uint32_t received;                  /* the acker's received counter in its last ACK */
   uint64_t acks, losses, reactions, timeouts;
+  amcc_time react_at;                 /* the last halving */
+  amcc_time echo_at;                  /* send time of the last ACK's RX_MAX, NONE = none */
   amcc_time last_ack, timeout_at;     /* AMCC_TIME_NONE before the first ACK */
   double srtt_s;                      /* acker RTT in seconds, 0 = none yet */
   double mean_size;                   /* EWMA of packet sizes, bytes */
   uint64_t sent;
-  struct { amcc_time t; uint64_t n; } ring[AMCC_PGMCC_SEND_RING];
+  struct { amcc_time t; uint64_t n; double x; } ring[AMCC_PGMCC_SEND_RING];  /* x: window rate */
   size_t ring_n, ring_next;
   bool announce;                      /* the acker changed since the last sender APP */
 };
@@ -136,6 +153,8 @@ void amcc_pgmcc_sender_on_sent (struct amcc_pgmcc_sender *s, amcc_time now, size
 int amcc_pgmcc_sender_on_feedback (struct amcc_pgmcc_sender *s, amcc_time now, uint32_t ssrc,
     const struct amcc_pgmcc_feedback *fb, const struct amcc_pgmcc_ack *ack);
 void amcc_pgmcc_sender_on_bye (struct amcc_pgmcc_sender *s, uint32_t ssrc);
+/* The window's rate, bit/s: W s / RTT (hold_rate: the rate W stands for); 0 before an RTT. */
+double amcc_pgmcc_sender_window_rate (const struct amcc_pgmcc_sender *s);
 /* W x s / RTT (docs/pgmcc.md), clamped to the limits; checks the stall timeout first. */
 double amcc_pgmcc_sender_rate (struct amcc_pgmcc_sender *s, amcc_time now);
 bool amcc_pgmcc_sender_may_send (const struct amcc_pgmcc_sender *s);
