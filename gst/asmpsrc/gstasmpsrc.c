@@ -216,7 +216,6 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
   gint64 now = gst_am_now ();
   gboolean appended = FALSE;
   GstStructure *stats = NULL;
-
   GstAmSessionLoad load;
 
   /* the session's lock, not ours: read it first (lock order: session, then ours) */

@@ -230,6 +230,8 @@ gst_am_rtcp_send_bye (GstElement * rtcp_src, GstElement * rtcp_sink, GObject * s
   gint port = 0;
   gboolean ok = FALSE;
 
+  if (!rtcp_src || !rtcp_sink)
+    return FALSE;
   g_object_get (rtcp_src, "used-socket", &sock, NULL);
   g_object_get (rtcp_sink, "host", &host, "port", &port, NULL);
   if (session)
