@@ -266,8 +266,8 @@ def evaluate(run, s):
     # leave: the BYE, then growth of one packet per RTT per report
     interval = RTCP_MS / 1000 * RTCP_JITTER
     # rate.csv gets a row per sender RTCP packet: the BYE's drop shows in the next one, at most
-    # one jittered interval after it arrived (an expiry would take the receiver timeout, 3
-    # intervals of silence, before that: 1.5 s at least)
+    # one jittered interval after it arrived (an expiry comes the receiver timeout, 3 intervals,
+    # after the receiver's last report, and then holds the rate: the rise bound fails)
     bye_bound = interval + BYE_SLACK_S
     nrx = [(tt, int(float(r['receivers']))) for tt, r in zip(tr, rates)
            if r.get('receivers') not in (None, '')]
@@ -289,7 +289,7 @@ def evaluate(run, s):
     # Measured with the BYE (4 runs, 2026-11-25, load 4-7 on 2 cores): dropped 0.1-0.5 s after
     # the leave; the target was above the link from the drop's own row on (0.0 s; 778-820
     # kbit/s: the fast receivers' reports already carried their rise), against bounds of
-    # 2.2-3.0 s. Without the BYE the drop took the receiver timeout and the rise the hold.
+    # 2.2-3.0 s. Without the BYE the leave was an expiry and the hold and ramp took 2.4-2.5 s.
     reports = max(0, math.ceil((SLOW_RATE - base) / step)) + 1
     bound = (reports + 1) * interval
     print('# target around the leave (s from the drop: bit/s): ' + ', '.join(
