@@ -231,8 +231,12 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
     appended = TRUE;
   }
   if (self->cc) {
-    if (!early)       /* the interval this packet's successor is timed by (eq. 20, T_suspend) */
+    if (!early) {     /* the interval this packet's successor is timed by (eq. 20, T_suspend) */
       gst_am_cc_receiver_set_session (self->cc, now, &load);
+      GST_LOG_OBJECT (self, "%u members, %u senders, %.0f bit/s: RTCP interval %.3f s",
+          load.members, load.senders, load.rtp_bps,
+          amcc_receiver_rtcp_interval (gst_am_cc_receiver_controller (self->cc)) / 1e9);
+    }
     appended |= gst_am_cc_receiver_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
     if (!early) {
       stats = gst_am_cc_receiver_stats (self->cc, now);
