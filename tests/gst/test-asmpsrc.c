@@ -470,7 +470,7 @@ bye_ssrc (GstBuffer * b)
 }
 
 /* What reaches the peer within timeout_ms (until it has been quiet that long): BYEs counted,
- * the SSRC of the last in *ssrc. */
+ * the SSRC of the last in *ssrc; nothing may follow a BYE (it is the member's last word). */
 static guint
 peer_byes (Fixture * f, guint timeout_ms, guint32 * ssrc)
 {
@@ -479,6 +479,7 @@ peer_byes (Fixture * f, guint timeout_ms, guint32 * ssrc)
 
   while ((b = peer_next (f, timeout_ms))) {
     guint32 s = bye_ssrc (b);
+    fail_if (n > 0, "RTCP after the BYE");
     if (s) {
       n++;
       *ssrc = s;
