@@ -192,12 +192,18 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
   GstStructure *stats = NULL, *outlier = NULL;
   guint bps = 0;
   GstAmEncKind kind;
+  GstAmSessionLoad load;
 
+  /* the session's lock, not ours: read it first (lock order: session, then ours) */
+  if (!early)
+    gst_am_session_load (session, &load);
   g_mutex_lock (self->lockp);
   self->own_ssrc = gst_am_rtcp_first_ssrc (buf);
   if (!early)
     gst_asmp_sink_fec_on_interval (&self->fec);
   if (self->cc) {
+    if (!early)       /* the receivers' interval as the group grows: lib/cc's receiver timeout */
+      gst_am_cc_sender_set_session (self->cc, now, &load);
     appended = gst_am_cc_sender_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
     changed = update_target_locked (self, now);
     bps = self->media_bps;

@@ -7,6 +7,8 @@
  * Inside: udpsrc (RTP) -> rtpbin recv_rtp_sink_0 -> recv_rtp_src_0_SSRC_PT -> ghost src
  *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
  *         rtpbin send_rtcp_src_0 -> udpsink (RTCP to the group, socket shared with the udpsrc)
+ * Leaving (EOS, or PAUSED -> READY) it says BYE for the SSRC of its RRs on that socket
+ * (gst_am_rtcp_send_bye): rtpsession says none for a member that only receives.
  * fec=true: udpsrc (RTP) -> rtpst2022-1-fecdec -> rtpbin, fed by two udpsrcs on fec-address
  *         port + 2 (column FEC) and + 4 (row FEC): packets are rebuilt before the jitter
  *         buffer; lib/cc still sees what arrived (the loss before recovery, which FEC is sized
@@ -62,6 +64,8 @@ struct _GstAsmpSrc {
   GstClockID early_id;
   gint64 last_early;
   guint32 pli_ssrc;             /* a key frame to ask of this sender (RTCP PLI), 0 = none */
+  guint32 said_ssrc;            /* the SSRC of our last RTCP: whose BYE we owe, 0 = none */
+  gboolean left;                /* BYE sent: no more owed until the next start */
   gboolean fec, fec_probed;
   gchar *fec_address;
   GstAmFecRecv fecrx;
@@ -212,15 +216,27 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
   gint64 now = gst_am_now ();
   gboolean appended = FALSE;
   GstStructure *stats = NULL;
+  GstAmSessionLoad load;
 
+  /* the session's lock, not ours: read it first (lock order: session, then ours) */
+  if (!early)
+    gst_am_session_load (session, &load);
   g_mutex_lock (self->lockp);
   self->own_ssrc = gst_am_rtcp_first_ssrc (buf);
+  if (!self->left)
+    self->said_ssrc = self->own_ssrc;
   if (self->pli_ssrc && gst_am_rtcp_add_pli (buf, self->own_ssrc, self->pli_ssrc)) {
     GST_DEBUG_OBJECT (self, "PLI to %08x", self->pli_ssrc);
     self->pli_ssrc = 0;
     appended = TRUE;
   }
   if (self->cc) {
+    if (!early) {     /* the interval this packet's successor is timed by (eq. 20, T_suspend) */
+      gst_am_cc_receiver_set_session (self->cc, now, &load);
+      GST_LOG_OBJECT (self, "%u members, %u senders, %.0f bit/s: RTCP interval %.3f s",
+          load.members, load.senders, load.rtp_bps,
+          amcc_receiver_rtcp_interval (gst_am_cc_receiver_controller (self->cc)) / 1e9);
+    }
     appended |= gst_am_cc_receiver_on_sending_rtcp (self->cc, now, buf, self->own_ssrc);
     if (!early) {
       stats = gst_am_cc_receiver_stats (self->cc, now);
@@ -369,6 +385,34 @@ gst_asmp_src_own_ssrc (GstAsmpSrc * self)
   return self->own_ssrc;
 }
 
+/* ---- leaving: the BYE rtpsession does not send for a receiver ---- */
+static void
+say_bye (GstAsmpSrc * self, const gchar * why)
+{
+  guint32 ssrc;
+
+  g_mutex_lock (self->lockp);
+  ssrc = self->said_ssrc;
+  self->said_ssrc = 0;
+  self->left = TRUE;
+  g_mutex_unlock (self->lockp);
+  if (!ssrc)
+    return;             /* never reported: nobody counts us */
+  if (gst_am_rtcp_send_bye (self->rtcp_src, self->rtcp_sink, self->session, ssrc))
+    GST_INFO_OBJECT (self, "BYE for %08x (%s)", ssrc, why);
+  else
+    GST_WARNING_OBJECT (self, "could not send the BYE for %08x (%s)", ssrc, why);
+}
+
+/* rtpsession ends its RTCP with EOS once EOS has come on the RTP path: after its last RR */
+static GstPadProbeReturn
+rtcp_eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    say_bye (user_data, "EOS");
+  return GST_PAD_PROBE_OK;
+}
+
 /* ---- state ---- */
 static gboolean
 start_locked (GstAsmpSrc * self)
@@ -419,6 +463,8 @@ start_locked (GstAsmpSrc * self)
     return FALSE;
   }
   self->last_early = 0;
+  self->said_ssrc = 0;
+  self->left = FALSE;
   /* in a group (asspsrc) a stream is joined and left again and again: its traces accumulate */
   if (self->trace_dir && !gst_am_trace_open_pair_full (self->trace_dir, "rd.txt", &self->rd,
           "stats.csv", "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested,mode,queue_s",
@@ -475,6 +521,14 @@ gst_asmp_src_change_state (GstElement * element, GstStateChange transition)
       break;
   }
   ret = GST_ELEMENT_CLASS (gst_asmp_src_parent_class)->change_state (element, transition);
+  /* rtpsession's RTCP thread has stopped (no RR after it); the udpsrc keeps its socket in READY */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    say_bye (self, "stopping");
+  else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    g_mutex_lock (self->lockp);
+    self->left = FALSE;   /* a restart without NULL: it may owe a BYE again */
+    g_mutex_unlock (self->lockp);
+  }
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     g_mutex_lock (self->lockp);
     stop_locked (self);
@@ -523,6 +577,9 @@ gst_asmp_src_init (GstAsmpSrc * self)
   gst_object_unref (pad);
   pad = gst_element_get_static_pad (self->rtcp_src, "src");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, rtcp_in_probe, self, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (self->rtcp_sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, rtcp_eos_probe, self, NULL);
   gst_object_unref (pad);
 
   self->session = gst_am_internal_session (self->rtpbin);

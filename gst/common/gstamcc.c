@@ -6,6 +6,7 @@
 
 #include <gst/rtp/gstrtcpbuffer.h>
 #include <gst/rtp/gstrtpdefs.h>
+#include <amcc/rtcp_app.h>
 #include <string.h>
 
 GType
@@ -250,6 +251,24 @@ gst_am_cc_append_app (GstAmCcCounters * c, GstBuffer * buf, guint32 own_ssrc, gi
   return TRUE;
 }
 
+gint64
+gst_am_rtcp_interval (const GstAmSessionLoad * l, gboolean we_send, gdouble avg_rtcp_bytes)
+{
+  gdouble rtcp_Bps = (l->rtcp_fraction < 1 ? l->rtcp_fraction * l->rtp_bps : l->rtcp_fraction)
+      / 8;
+
+  if (!(rtcp_Bps > 0))
+    return 0;
+  return (gint64) (amcc_rtcp_interval_det (l->members, l->senders, rtcp_Bps, we_send,
+          avg_rtcp_bytes, MAX (l->min_interval, 1) / 1e9, 0) * GST_SECOND);
+}
+
+gdouble
+gst_am_rtcp_avg_update (gdouble avg, gsize rtcp_bytes)
+{
+  return avg + ((gdouble) (rtcp_bytes + GST_AM_UDP_IP_OVERHEAD) - avg) / 16;
+}
+
 /* ---------------------------------------------------------------- sender */
 
 struct _GstAmCcSender {
@@ -261,6 +280,8 @@ struct _GstAmCcSender {
   guint64 packets, bytes, bytes_at_stats;
   gint64 stats_time;
   guint32 outlier_posted;       /* the outlier last announced, 0 = none */
+  gdouble avg_rtcp;             /* mean compound RTCP packet, bytes (gst_am_rtcp_avg_update) */
+  gint64 rtcp_interval;         /* the receivers' Td we last gave lib/cc, 0 = none yet */
 };
 
 gboolean
@@ -297,7 +318,21 @@ gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now)
   s->cc = cc;
   s->guard = gst_am_cc_guard_new (cfg);
   s->stats_time = now;
+  s->avg_rtcp = GST_AM_RTCP_AVG_INIT;
   return s;
+}
+
+void
+gst_am_cc_sender_set_session (GstAmCcSender * s, gint64 now, const GstAmSessionLoad * l)
+{
+  /* what a receiver of this session computes: its reports, not our SRs, are what lib/cc waits
+   * for before it forgets a receiver */
+  gint64 td = gst_am_rtcp_interval (l, FALSE, s->avg_rtcp);
+
+  if (td <= 0)
+    return;
+  s->rtcp_interval = td;
+  amcc_sender_set_rtcp_interval (s->cc, now, td);
 }
 
 void
@@ -357,6 +392,7 @@ gst_am_cc_sender_on_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf, guint3
   s->own_ssrc = own_ssrc;
   amcc_sender_set_ssrc (s->cc, own_ssrc);
   s->c.rtcp_in++;
+  s->avg_rtcp = gst_am_rtcp_avg_update (s->avg_rtcp, gst_buffer_get_size (buf));
   if (!gst_am_rtcp_walk (buf, &visitor, s))
     s->c.rtcp_malformed++;
   return TRUE;
@@ -390,13 +426,17 @@ gst_am_cc_sender_on_sending_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf
   guint8 payload[GST_AM_APP_MAX];
   amcc_app app;
   gint ret;
+  gboolean appended;
 
   s->own_ssrc = own_ssrc;
   amcc_sender_set_ssrc (s->cc, own_ssrc);
   note_sr (s, now, buf, own_ssrc);
   ret = amcc_sender_next_app (s->cc, now, payload, MIN (gst_am_rtcp_app_room (buf),
           sizeof (payload)), &app);
-  return gst_am_cc_append_app (&s->c, buf, own_ssrc, ret, &app, payload);
+  appended = gst_am_cc_append_app (&s->c, buf, own_ssrc, ret, &app, payload);
+  /* rtpsession counts what leaves in its mean RTCP size: our APP included */
+  s->avg_rtcp = gst_am_rtcp_avg_update (s->avg_rtcp, gst_buffer_get_size (buf));
+  return appended;
 }
 
 guint
@@ -506,7 +546,9 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps,
       "outlier-ssrc", G_TYPE_UINT, cs.have_outlier ? cs.outlier_ssrc : 0,
       "excluded", G_TYPE_UINT, cs.excluded,
       "app-sent", G_TYPE_UINT64, s->c.app_sent,
-      "app-no-room", G_TYPE_UINT64, s->c.app_no_room, NULL);
+      "app-no-room", G_TYPE_UINT64, s->c.app_no_room,
+      "rtcp-interval-s", G_TYPE_DOUBLE, s->rtcp_interval / 1e9,
+      "receiver-timeout-s", G_TYPE_DOUBLE, amcc_sender_receiver_timeout (s->cc) / 1e9, NULL);
   gst_structure_take_value (st, "reports", &arr);
   return st;
 }

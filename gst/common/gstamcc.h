@@ -60,6 +60,20 @@ gboolean gst_am_rtcp_append_app (GstBuffer * buf, guint8 subtype, guint32 ssrc,
  * buffer does not start with SR/RR). */
 gsize gst_am_rtcp_app_room (GstBuffer * buf);
 
+/* ---- the RTCP interval lib/cc is told (ASMP's eq. 20 compares it with T_suspend) ---- */
+/* RFC 3550 6.3.1's deterministic report interval Td (ns) as rtpsession computes it for a
+ * member that sends (we_send) or only receives, from the session's load and the mean compound
+ * RTCP packet (bytes, UDP and IP headers included): AVP's minimum is rtcp-min-interval, and
+ * AVPF's regular interval is held to T_rr_interval, the same value. 0 when the session sends no
+ * RTCP (no RTCP bandwidth). */
+gint64 gst_am_rtcp_interval (const GstAmSessionLoad * l, gboolean we_send,
+    gdouble avg_rtcp_bytes);
+/* The mean compound RTCP packet as rtpsession keeps it (RFC 3550 6.3.3: 1/16 of each new
+ * packet, UDP and IP headers included; 100 bytes to start). */
+#define GST_AM_RTCP_AVG_INIT 100.0
+#define GST_AM_UDP_IP_OVERHEAD 28
+gdouble gst_am_rtcp_avg_update (gdouble avg, gsize rtcp_bytes);
+
 /* ---- sender ---- */
 typedef struct _GstAmCcSender GstAmCcSender;
 GstAmCcSender *gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now);
@@ -90,6 +104,10 @@ const GstAmCcCounters *gst_am_cc_sender_counters (GstAmCcSender * s);
 gdouble gst_am_cc_sender_worst_loss (GstAmCcSender * s, gint64 now);
 /* lib/cc's controller (a simulcast bin ties its streams' controllers together). */
 amcc_sender *gst_am_cc_sender_controller (GstAmCcSender * s);
+/* The session's load changed (call at each regular RTCP packet): lib/cc gets the receivers'
+ * report interval (Td as a receiver computes it, amcc_sender_set_rtcp_interval), which sets
+ * its receiver timeout; stats: rtcp-interval-s, receiver-timeout-s. */
+void gst_am_cc_sender_set_session (GstAmCcSender * s, gint64 now, const GstAmSessionLoad * l);
 
 /* ---- receiver ---- */
 typedef struct _GstAmCcReceiver GstAmCcReceiver;
@@ -113,6 +131,10 @@ GstStructure *gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now);
 const GstAmCcCounters *gst_am_cc_receiver_counters (GstAmCcReceiver * r);
 /* lib/cc's controller (a simulcast receiver asks it which stream it wants). */
 amcc_receiver *gst_am_cc_receiver_controller (GstAmCcReceiver * r);
+/* As for the sender: lib/cc gets our own report interval (amcc_receiver_set_rtcp_interval:
+ * ASMP's eq. 20 starts above T_suspend); stats: rtcp-interval-s, the interval lib/cc uses. */
+void gst_am_cc_receiver_set_session (GstAmCcReceiver * r, gint64 now,
+    const GstAmSessionLoad * l);
 
 
 /* ---- internal: a bounds-checked walk over a compound RTCP buffer (shared by both sides) ---- */

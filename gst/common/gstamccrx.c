@@ -14,6 +14,7 @@ struct _GstAmCcReceiver {
   guint64 packets, bytes, bytes_at_stats;
   gint64 stats_time;
   gboolean have_send_time;
+  gdouble avg_rtcp;             /* mean compound RTCP packet, bytes (gst_am_rtcp_avg_update) */
 };
 
 GstAmCcReceiver *
@@ -36,7 +37,17 @@ gst_am_cc_receiver_new (const GstAmCcConfig * cfg, gint64 now, guint32 own_ssrc)
   r->guard = gst_am_cc_guard_new (cfg);
   r->own_ssrc = own_ssrc;
   r->stats_time = now;
+  r->avg_rtcp = GST_AM_RTCP_AVG_INIT;
   return r;
+}
+
+void
+gst_am_cc_receiver_set_session (GstAmCcReceiver * r, gint64 now, const GstAmSessionLoad * l)
+{
+  gint64 td = gst_am_rtcp_interval (l, FALSE, r->avg_rtcp);
+
+  if (td > 0)
+    amcc_receiver_set_rtcp_interval (r->cc, now, td);
 }
 
 void
@@ -111,6 +122,7 @@ gst_am_cc_receiver_on_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer * buf,
   set_own_ssrc (r, own_ssrc);
   r->group_size = group_size;
   r->c.rtcp_in++;
+  r->avg_rtcp = gst_am_rtcp_avg_update (r->avg_rtcp, gst_buffer_get_size (buf));
   if (!gst_am_rtcp_walk (buf, &visitor, r))
     r->c.rtcp_malformed++;
   return TRUE;
@@ -123,11 +135,15 @@ gst_am_cc_receiver_on_sending_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer *
   guint8 payload[GST_AM_APP_MAX];
   amcc_app app;
   gint ret;
+  gboolean appended;
 
   set_own_ssrc (r, own_ssrc);
   ret = amcc_receiver_next_app (r->cc, now, payload, MIN (gst_am_rtcp_app_room (buf),
           sizeof (payload)), &app);
-  return gst_am_cc_append_app (&r->c, buf, own_ssrc, ret, &app, payload);
+  appended = gst_am_cc_append_app (&r->c, buf, own_ssrc, ret, &app, payload);
+  /* rtpsession counts what leaves in its mean RTCP size: our APP included */
+  r->avg_rtcp = gst_am_rtcp_avg_update (r->avg_rtcp, gst_buffer_get_size (buf));
+  return appended;
 }
 
 gint64
@@ -183,7 +199,8 @@ gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now)
       "rtcp-ssrc-full", G_TYPE_UINT64, r->c.rtcp_ssrc_full,
       "rtcp-host-full", G_TYPE_UINT64, r->c.rtcp_host_full,
       "app-received", G_TYPE_UINT64, r->c.app_in,
-      "app-malformed", G_TYPE_UINT64, r->c.app_malformed, NULL);
+      "app-malformed", G_TYPE_UINT64, r->c.app_malformed,
+      "rtcp-interval-s", G_TYPE_DOUBLE, amcc_receiver_rtcp_interval (r->cc) / 1e9, NULL);
   if (amcc_receiver_protocol (r->cc)->max_streams > 1)      /* simulcast: where it is, wants */
     gst_structure_set (st, "stream", G_TYPE_UINT, cs.stream, "wanted-stream", G_TYPE_UINT,
         cs.wanted_stream, "stream-ups", G_TYPE_UINT64, (guint64) cs.stream_ups,

@@ -171,6 +171,124 @@ gst_am_rtcp_add_pli (GstBuffer * buf, guint32 own_ssrc, guint32 media_ssrc)
   return ok;
 }
 
+GstBuffer *
+gst_am_rtcp_new_bye (guint32 ssrc, const gchar * cname)
+{
+  GstBuffer *buf = gst_rtcp_buffer_new (128 + (cname ? 255 : 0));
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+  gboolean ok;
+
+  gst_rtcp_buffer_map (buf, GST_MAP_READWRITE, &rtcp);
+  ok = gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt);
+  if (ok)
+    gst_rtcp_packet_rr_set_ssrc (&pkt, ssrc);
+  if (ok && cname && *cname) {
+    gsize len = MIN (strlen (cname), 255);
+    ok = gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SDES, &pkt)
+        && gst_rtcp_packet_sdes_add_item (&pkt, ssrc)
+        && gst_rtcp_packet_sdes_add_entry (&pkt, GST_RTCP_SDES_CNAME, (guint8) len,
+        (const guint8 *) cname);
+  }
+  ok = ok && gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_BYE, &pkt)
+      && gst_rtcp_packet_bye_add_ssrc (&pkt, ssrc);
+  gst_rtcp_buffer_unmap (&rtcp);
+  if (!ok)
+    gst_clear_buffer (&buf);
+  return buf;
+}
+
+/* host:port as a socket address; a name is resolved (the udpsink accepts names too) */
+static GSocketAddress *
+socket_address (const gchar * host, gint port)
+{
+  GSocketAddress *sa = g_inet_socket_address_new_from_string (host, (guint) port);
+  GResolver *r;
+  GList *l;
+
+  if (sa)
+    return sa;
+  r = g_resolver_get_default ();
+  l = g_resolver_lookup_by_name (r, host, NULL, NULL);
+  if (l)
+    sa = g_inet_socket_address_new (l->data, (guint16) port);
+  g_resolver_free_addresses (l);
+  g_object_unref (r);
+  return sa;
+}
+
+gboolean
+gst_am_rtcp_send_bye (GstElement * rtcp_src, GstElement * rtcp_sink, GObject * session,
+    guint32 ssrc)
+{
+  GSocket *sock = NULL;
+  GSocketAddress *to = NULL;
+  GstStructure *sdes = NULL;
+  GstBuffer *bye;
+  GstMapInfo map;
+  gchar *host = NULL;
+  gint port = 0;
+  gboolean ok = FALSE;
+
+  if (!rtcp_src || !rtcp_sink)
+    return FALSE;
+  g_object_get (rtcp_src, "used-socket", &sock, NULL);
+  g_object_get (rtcp_sink, "host", &host, "port", &port, NULL);
+  if (session)
+    g_object_get (session, "sdes", &sdes, NULL);
+  bye = gst_am_rtcp_new_bye (ssrc, sdes ? gst_structure_get_string (sdes, "cname") : NULL);
+  if (sock && host && port > 0 && bye && (to = socket_address (host, port))
+      && gst_buffer_map (bye, &map, GST_MAP_READ)) {
+    ok = g_socket_send_to (sock, to, (const gchar *) map.data, map.size, NULL, NULL)
+        == (gssize) map.size;
+    gst_buffer_unmap (bye, &map);
+  }
+  g_clear_object (&to);
+  gst_clear_buffer (&bye);
+  if (sdes)
+    gst_structure_free (sdes);
+  g_free (host);
+  g_clear_object (&sock);
+  return ok;
+}
+
+gboolean
+gst_am_session_load (GObject * session, GstAmSessionLoad * l)
+{
+  GValueArray *sources = NULL;       /* rtpsession's "sources" is one (deprecated type) */
+  gdouble bandwidth = 0, bitrates = 0;
+  guint64 min_ns = 0;
+  guint i;
+
+  memset (l, 0, sizeof (*l));
+  if (!session)
+    return FALSE;
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  g_object_get (session, "num-active-sources", &l->members, "bandwidth", &bandwidth,
+      "rtcp-fraction", &l->rtcp_fraction, "rtcp-min-interval", &min_ns, "sources", &sources,
+      NULL);
+  for (i = 0; sources && i < sources->n_values; i++) {
+    GObject *src = g_value_get_object (g_value_array_get_nth (sources, i));
+    GstStructure *st = NULL;
+    gboolean sender = FALSE;
+    guint64 bps = 0;
+
+    g_object_get (src, "is-sender", &sender, "stats", &st, NULL);
+    l->senders += sender;
+    if (st && gst_structure_get_uint64 (st, "bitrate", &bps))
+      bitrates += (gdouble) bps;
+    if (st)
+      gst_structure_free (st);
+  }
+  if (sources)
+    g_value_array_free (sources);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  /* rtpsession's estimate when no bandwidth is set, and its floor (RTP_STATS_BANDWIDTH) */
+  l->rtp_bps = MAX (bandwidth > 0 ? bandwidth : bitrates, 64000.0);
+  l->min_interval = (gint64) min_ns;
+  return TRUE;
+}
+
 gint64
 gst_am_now (void)
 {

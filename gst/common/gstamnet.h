@@ -71,6 +71,29 @@ guint32 gst_am_internal_ssrc (GstElement * rtpbin);
 /* Our SSRC as last seen in our own RTCP (*own, guarded by lock), or the session's until we
  * have sent any. Call without holding lock (the session takes its own lock). */
 guint32 gst_am_own_ssrc (GMutex * lock, guint32 * own, GstElement * rtpbin);
+/* The RTCP BYE of a receiver that stops (issue 8). rtpsession says BYE only when its send-RTP
+ * path ends (EOS on send_rtp_sink) or at an SSRC collision: a member that only receives never
+ * does, and its sender noticed the leave only when it expired it. gst_am_rtcp_new_bye makes
+ * the compound packet of RFC 3550 6.1: an empty RR, SDES CNAME (when cname is not NULL), BYE. */
+GstBuffer *gst_am_rtcp_new_bye (guint32 ssrc, const gchar * cname);
+/* Sends it for ssrc (CNAME: the session's) from the RTCP udpsrc's socket, the one the RTCP
+ * udpsink shares (the address peers know us by), to the udpsink's host and port: the path of
+ * our RRs, open until the udpsrc closes (READY -> NULL), also once EOS has ended the udpsink.
+ * FALSE when there is no socket or address or the send failed. */
+gboolean gst_am_rtcp_send_bye (GstElement * rtcp_src, GstElement * rtcp_sink,
+    GObject * session, guint32 ssrc);
+
+/* What rtpsession's RTCP interval (rtp_stats_calculate_rtcp_interval) depends on, read from
+ * the session: members = num-active-sources, senders among its sources, the RTP bandwidth
+ * (the bandwidth property, or when 0 the sum of the sources' bitrates, 64 kbit/s at least, as
+ * rtpsession estimates it), rtcp-fraction and rtcp-min-interval. */
+typedef struct {
+  guint members, senders;
+  gdouble rtp_bps;
+  gdouble rtcp_fraction;  /* < 1: of rtp_bps; >= 1: bit/s of RTCP */
+  gint64 min_interval;    /* ns */
+} GstAmSessionLoad;
+gboolean gst_am_session_load (GObject * session, GstAmSessionLoad * l);
 /* SSRC of the first packet of a compound RTCP buffer, 0 if unreadable. */
 guint32 gst_am_rtcp_first_ssrc (GstBuffer * buf);
 /* Appends a PLI (RFC 4585 6.3.1: "send me a key frame") for media_ssrc to a compound RTCP

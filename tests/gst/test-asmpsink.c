@@ -1,8 +1,10 @@
 /* test-asmpsink.c - asmpsink with GstHarness (RTP in) and a GstTestClock as the system clock
  * (rtpsession's RTCP timer): the SR carries the ASMP echo APP with the RTT computed from a
  * receiver's report block, receiver reports set the target, malformed RTCP/APP is counted and
- * ignored, the echo list stays within the RTCP MTU. Network: 127.0.0.1 only. */
+ * ignored, the echo list stays within the RTCP MTU, lib/cc hears the receivers' RTCP interval.
+ * Network: 127.0.0.1 only. */
 #include "amgsttest.h"
+#include <math.h>
 #include <amcc/asmp.h>
 #include <amcc/tfmcc.h>
 #include "common/gstamcc.h"
@@ -735,6 +737,65 @@ GST_START_TEST (test_state_cycles)
 }
 GST_END_TEST;
 
+/* An RR + SDES CNAME from ssrc, as rtpsession sends them (the SDES makes it a member). */
+static void
+send_member (Fixture * f, guint32 ssrc)
+{
+  GstBuffer *b = gst_rtcp_buffer_new (200), *seen;
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
+  gst_rtcp_packet_rr_set_ssrc (&pkt, ssrc);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SDES, &pkt));
+  fail_unless (gst_rtcp_packet_sdes_add_item (&pkt, ssrc));
+  fail_unless (gst_rtcp_packet_sdes_add_entry (&pkt, GST_RTCP_SDES_CNAME, 4,
+          (const guint8 *) "peer"));
+  gst_rtcp_buffer_unmap (&rtcp);
+  amt_udp_send (b, f->port + 1);
+  gst_buffer_unref (b);
+  seen = amt_wait_buffer (f->rtcp_in);
+  fail_unless (seen != NULL, "RTCP not received by asmpsink");
+  gst_buffer_unref (seen);
+}
+
+/* lib/cc hears the receivers' RTCP interval as rtpsession computes it, and with
+ * receiver-timeout 0 its receiver timeout is 3 of them. At 64 kbit/s of RTP (the bandwidth
+ * set) RTCP gets 3200 bit/s; 20 receivers and us: 1 sender <= 21 / 4, so the 20 receivers
+ * share 3/4 of it, 300 B/s: Td = 20 x size / 300 s for a mean packet between 52 B (their RR +
+ * SDES, 8 + 16 + 28 B) and 250 B (our SRs with SDES and the echo): in [3.4, 16.7] s, far
+ * above the 0.1 s minimum the element was given. */
+GST_START_TEST (test_rtcp_interval_reaches_cc)
+{
+  Fixture f;
+  GstElement *rtpbin;
+  GObject *session = NULL;
+  GstStructure *st;
+  gdouble iv = 0, timeout = 0;
+  guint i;
+
+  fixture_init_iv (&f, "asmp", 100, 0);
+  rtpbin = gst_bin_get_by_name (GST_BIN (f.sink), "rtpbin");
+  g_signal_emit_by_name (rtpbin, "get-internal-session", 0, &session);
+  g_object_set (session, "bandwidth", 64000.0, NULL);
+  gst_buffer_unref (next_sr (&f));
+  for (i = 0; i < 20; i++)
+    send_member (&f, 0x0c000000 + i);
+  gst_buffer_unref (next_sr (&f));
+  st = stats (&f);
+  fail_unless (gst_structure_get_double (st, "rtcp-interval-s", &iv));
+  fail_unless (gst_structure_get_double (st, "receiver-timeout-s", &timeout));
+  gst_structure_free (st);
+  fail_unless (iv >= 3.4 && iv <= 16.7, "the receivers' RTCP interval %.3f s", iv);
+  fail_unless (fabs (timeout - 3 * iv) < 1e-6, "lib/cc's receiver timeout %.3f s for a %.3f s "
+      "interval", timeout, iv);
+  g_object_unref (session);
+  gst_object_unref (rtpbin);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
 static Suite *
 asmpsink_suite (void)
 {
@@ -753,6 +814,7 @@ asmpsink_suite (void)
   tcase_add_test (tc, test_tfmcc_early_rtcp);
   tcase_add_test (tc, test_bad_settings_clear_error);
   tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_rtcp_interval_reaches_cc);
   return s;
 }
 

@@ -1,7 +1,8 @@
 /* test-asmpsrc.c - asmpsrc under GstHarness with a GstTestClock as the system clock: RTP and
  * the sender's SR + echo APP arrive over 127.0.0.1; the receiver's RRs carry its ASMP report
  * APP (content checked), echoes and losses are accounted, malformed APPs are counted and
- * ignored, a similar peer report suppresses ours, TFMCC mode sends TFMR reports.
+ * ignored, a similar peer report suppresses ours, TFMCC mode sends TFMR reports, a receiver
+ * that stops (READY or EOS) says BYE once, the RTCP interval lib/cc uses follows the session.
  * The test clock drives rtpsession's RTCP timer and the element's early-report timer; the
  * receiver's congestion-control state (lib/cc) runs on gst_am_now(), the wall clock, which no
  * test clock can advance: where a check depends on a wall-clock deadline, the test first lets
@@ -24,6 +25,7 @@ typedef struct {
   guint collisions;
   guint16 seq;
   guint32 own_ssrc;
+  GSocket *peer;                /* rtcp-address's socket, when one was given: what leaves us */
 } Fixture;
 
 static void
@@ -32,8 +34,10 @@ on_collision (GstElement * rtpbin, guint session, guint ssrc, Fixture * f)
   f->collisions++;
 }
 
+/* rtcp_to: the element's rtcp-address (another loopback address, where f->peer listens),
+ * NULL: the default (its own address, 127.0.0.1, where its RTCP loops back to itself). */
 static void
-fixture_init (Fixture * f, const gchar * protocol)
+fixture_init_full (Fixture * f, const gchar * protocol, const gchar * rtcp_to)
 {
   GstElement *rtpbin;
   GObject *session = NULL;
@@ -48,6 +52,16 @@ fixture_init (Fixture * f, const gchar * protocol)
   gst_object_ref_sink (f->src);        /* ours; the harness takes its own ref */
   gst_util_set_object_arg (G_OBJECT (f->src), "protocol", protocol);
   g_object_set (f->src, "address", "127.0.0.1", "port", f->port, "rtcp-interval", 100, NULL);
+  if (rtcp_to) {
+    GInetAddress *ia = g_inet_address_new_from_string (rtcp_to);
+    GSocketAddress *sa = g_inet_socket_address_new (ia, f->port + 1);
+    f->peer = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM, 0, NULL);
+    /* the element binds 0.0.0.0 on this port too (reuse): the exact address gets what is sent to it */
+    fail_unless (g_socket_bind (f->peer, sa, TRUE, NULL));
+    g_object_unref (sa);
+    g_object_unref (ia);
+    g_object_set (f->src, "rtcp-address", rtcp_to, NULL);
+  }
   f->bus = gst_bus_new ();
   gst_element_set_bus (f->src, f->bus);
   f->rtcp_out = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
@@ -64,6 +78,12 @@ fixture_init (Fixture * f, const gchar * protocol)
   gst_object_unref (rtpbin);
   f->h = gst_harness_new_with_element (f->src, NULL, "src");
   gst_harness_play (f->h);
+}
+
+static void
+fixture_init (Fixture * f, const gchar * protocol)
+{
+  fixture_init_full (f, protocol, NULL);
 }
 
 static void
@@ -84,6 +104,7 @@ fixture_clear (Fixture * f)
   g_async_queue_unref (f->rtcp_out);
   g_async_queue_unref (f->rtcp_in);
   g_async_queue_unref (f->rtp_in);
+  g_clear_object (&f->peer);
   gst_system_clock_set_default (NULL);
   gst_object_unref (f->clock);
 }
@@ -139,7 +160,8 @@ send_sr (Fixture * f, const gchar * app_name, guint8 subtype, const guint8 * app
   gst_buffer_unref (seen);
 }
 
-/* A peer receiver's RR + ASMP report. */
+/* A peer receiver's RR + SDES CNAME (as rtpsession sends them: it makes the peer an active
+ * member) + ASMP report. */
 static void
 send_peer_report (Fixture * f, guint32 ssrc, gdouble rate_bps)
 {
@@ -153,6 +175,10 @@ send_peer_report (Fixture * f, guint32 ssrc, gdouble rate_bps)
   gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
   fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
   gst_rtcp_packet_rr_set_ssrc (&pkt, ssrc);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SDES, &pkt));
+  fail_unless (gst_rtcp_packet_sdes_add_item (&pkt, ssrc));
+  fail_unless (gst_rtcp_packet_sdes_add_entry (&pkt, GST_RTCP_SDES_CNAME, 4,
+          (const guint8 *) "peer"));
   gst_rtcp_buffer_unmap (&rtcp);
   rep.rate_bps = rate_bps;
   fail_unless_equals_int (amcc_asmp_report_encode (&rep, buf, sizeof (buf), &len), AMCC_OK);
@@ -389,6 +415,168 @@ GST_START_TEST (test_tfmcc_receiver_report)
 }
 GST_END_TEST;
 
+/* The next datagram that reached the rtcp-address socket within timeout_ms, NULL if none. */
+static GstBuffer *
+peer_next (Fixture * f, guint timeout_ms)
+{
+  gchar data[1500];
+  gssize n;
+
+  g_socket_set_timeout (f->peer, 0);
+  if (!g_socket_condition_timed_wait (f->peer, G_IO_IN, (gint64) timeout_ms * 1000, NULL, NULL))
+    return NULL;
+  n = g_socket_receive (f->peer, data, sizeof (data), NULL, NULL);
+  return n > 0 ? gst_buffer_new_memdup (data, n) : NULL;
+}
+
+/* A compound RTCP packet that ends with a BYE: the SSRC it says BYE for, 0 if it is none.
+ * It must be valid RTCP, start with an RR from that SSRC and carry its SDES CNAME. */
+static guint32
+bye_ssrc (GstBuffer * b)
+{
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+  GstRTCPType last = GST_RTCP_TYPE_INVALID;
+  guint32 rr = 0, bye = 0, sdes = 0;
+  gboolean more, cname = FALSE;
+
+  fail_unless (gst_rtcp_buffer_validate (b), "RTCP that is not valid compound RTCP");
+  gst_rtcp_buffer_map (b, GST_MAP_READ, &rtcp);
+  for (more = gst_rtcp_buffer_get_first_packet (&rtcp, &pkt); more;
+      more = gst_rtcp_packet_move_to_next (&pkt)) {
+    last = gst_rtcp_packet_get_type (&pkt);
+    if (last == GST_RTCP_TYPE_RR && !rr)
+      rr = gst_rtcp_packet_rr_get_ssrc (&pkt);
+    else if (last == GST_RTCP_TYPE_BYE) {
+      fail_unless_equals_int (gst_rtcp_packet_bye_get_ssrc_count (&pkt), 1);
+      bye = gst_rtcp_packet_bye_get_nth_ssrc (&pkt, 0);
+    } else if (last == GST_RTCP_TYPE_SDES && gst_rtcp_packet_sdes_first_item (&pkt)) {
+      GstRTCPSDESType type;
+      guint8 len, *data;
+      sdes = gst_rtcp_packet_sdes_get_ssrc (&pkt);
+      cname = gst_rtcp_packet_sdes_first_entry (&pkt)
+          && gst_rtcp_packet_sdes_get_entry (&pkt, &type, &len, &data)
+          && type == GST_RTCP_SDES_CNAME && len > 0;
+    }
+  }
+  gst_rtcp_buffer_unmap (&rtcp);
+  if (!bye)
+    return 0;
+  fail_unless_equals_int (last, GST_RTCP_TYPE_BYE);   /* RFC 3550 6.1: the BYE comes last */
+  fail_unless_equals_int (rr, bye);
+  fail_unless_equals_int (sdes, bye);
+  fail_unless (cname, "BYE without the CNAME of its SSRC");
+  return bye;
+}
+
+/* What reaches the peer within timeout_ms (until it has been quiet that long): BYEs counted,
+ * the SSRC of the last in *ssrc; nothing may follow a BYE (it is the member's last word). */
+static guint
+peer_byes (Fixture * f, guint timeout_ms, guint32 * ssrc)
+{
+  GstBuffer *b;
+  guint n = 0;
+
+  while ((b = peer_next (f, timeout_ms))) {
+    guint32 s = bye_ssrc (b);
+    fail_if (n > 0, "RTCP after the BYE");
+    if (s) {
+      n++;
+      *ssrc = s;
+    }
+    gst_buffer_unref (b);
+  }
+  return n;
+}
+
+/* A receiver that has reported, then stops: one BYE for the SSRC of its reports reaches the
+ * address its RRs go to (the sender's), after the last RR, and none more when it goes on to
+ * NULL. stop: GST_STATE_READY, or GST_STATE_VOID_PENDING for EOS sent to the element. */
+static void
+check_bye_at (GstState stop)
+{
+  Fixture f;
+  amcc_asmp_report rep;
+  guint32 ssrc = 0;
+
+  fixture_init_full (&f, "asmp", "127.0.0.2");
+  send_rtp (&f, 20, 0);
+  send_sr (&f, NULL, 0, NULL, 0);
+  fail_unless (next_rr (&f, &rep), "the receiver sent no report");
+  /* its RRs reach the peer too (the path the BYE must take): none is a BYE */
+  fail_unless_equals_int (peer_byes (&f, 50, &ssrc), 0);
+  if (stop == GST_STATE_VOID_PENDING)
+    fail_unless (gst_element_send_event (f.src, gst_event_new_eos ()));
+  else
+    fail_unless (gst_element_set_state (f.src, stop) == GST_STATE_CHANGE_SUCCESS);
+  /* a bounded wait for a packet sent at once, on a 2-core machine shared with other work */
+  fail_unless_equals_int (peer_byes (&f, 2000, &ssrc), 1);
+  fail_unless_equals_int (ssrc, f.own_ssrc);
+  fail_unless (gst_element_set_state (f.src, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (peer_byes (&f, 200, &ssrc), 0);
+  fixture_clear (&f);
+}
+
+GST_START_TEST (test_bye_when_stopped)
+{
+  check_bye_at (GST_STATE_READY);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_bye_at_eos)
+{
+  check_bye_at (GST_STATE_VOID_PENDING);
+}
+GST_END_TEST;
+
+/* The RTCP interval lib/cc uses is rtpsession's, not the configured minimum: at 64 kbit/s of
+ * RTP (the bandwidth set, rtpsession's floor) RTCP gets 5 %, 3200 bit/s; rtpsession counts one
+ * or two active members (the sender; us), and with 1 sender > members / 4 there is no split:
+ * Td = members x 8 x size / 3200 s for a mean packet between 56 B (the test's SRs, 28 B + 28 B
+ * of UDP/IP) and 200 B (our RRs with SDES and the APP): in [0.14, 1.0] s, and whatever the
+ * count, above the 0.1 s minimum the element was given (gst_am_rtcp_interval's arithmetic has
+ * its own test in test-helpers). */
+GST_START_TEST (test_rtcp_interval_reaches_cc)
+{
+  Fixture f;
+  amcc_asmp_report rep;
+  GstElement *rtpbin;
+  GObject *session = NULL;
+  GstStructure *st;
+  gdouble iv = 0;
+  guint i;
+
+  fixture_init (&f, "asmp");
+  rtpbin = gst_bin_get_by_name (GST_BIN (f.src), "rtpbin");
+  g_signal_emit_by_name (rtpbin, "get-internal-session", 0, &session);
+  g_object_set (session, "bandwidth", 64000.0, NULL);
+  send_rtp (&f, 20, 0);
+  for (i = 0; i < 3; i++) {
+    send_sr (&f, NULL, 0, NULL, 0);
+    next_rr (&f, &rep);
+  }
+  st = stats (&f);
+  fail_unless (gst_structure_get_double (st, "rtcp-interval-s", &iv));
+  fail_unless (iv >= 0.14 && iv <= 1.0, "lib/cc's RTCP interval %.3f s, not the session's", iv);
+  gst_structure_free (st);
+  /* 20 more receivers heard (within max-ssrcs-per-host, 32; their SDES makes them members):
+   * 21 or 22 members, 1 sender <= members / 4, so the 20 or 21 receivers share 3/4 of it,
+   * 2400 bit/s: Td = receivers x 8 x size / 2400 s, in [3.7, 14] s for the same sizes (the
+   * peers' RR + SDES + APP, 8 + 16 + 12 + 28 + 28 B, are among them) */
+  for (i = 0; i < 20; i++)
+    send_peer_report (&f, 0x0b000000 + i, 400e3);
+  send_sr (&f, NULL, 0, NULL, 0);
+  next_rr (&f, &rep);
+  st = stats (&f);
+  fail_unless (gst_structure_get_double (st, "rtcp-interval-s", &iv));
+  fail_unless (iv >= 3.7 && iv <= 14.0, "lib/cc's RTCP interval %.3f s with 21 members", iv);
+  gst_structure_free (st);
+  g_object_unref (session);
+  gst_object_unref (rtpbin);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
 static Suite *
 asmpsrc_suite (void)
 {
@@ -401,6 +589,9 @@ asmpsrc_suite (void)
   tcase_add_test (tc, test_malformed_app_counted_and_ignored);
   tcase_add_test (tc, test_similar_peer_report_suppresses);
   tcase_add_test (tc, test_tfmcc_receiver_report);
+  tcase_add_test (tc, test_bye_when_stopped);
+  tcase_add_test (tc, test_bye_at_eos);
+  tcase_add_test (tc, test_rtcp_interval_reaches_cc);
   return s;
 }
 

@@ -1,6 +1,7 @@
 /* test-helpers.c - the element helpers in gst/common: frame typing from RTP payloads (H.264
  * RFC 6184, VP8 RFC 7741), sequence extension, NTP conversion, header-extension stamps, APP
- * appending within the RTCP MTU, a fuzzed RTCP walk, the SDP text and the trace line format. */
+ * appending within the RTCP MTU, a fuzzed RTCP walk, the SDP text, the trace line format,
+ * rtpsession's RTCP interval and a receiver's BYE packet. */
 #include "amgsttest.h"
 #include <glib/gstdio.h>
 #include "common/gstamcc.h"
@@ -550,6 +551,62 @@ GST_START_TEST (test_send_trace)
 }
 GST_END_TEST;
 
+/* rtpsession's Td (RFC 3550 6.3.1) from a session's load, by hand: RTCP gets rtcp-fraction of
+ * the RTP rate (or that many bit/s when >= 1), receivers 3/4 of it shared by the non-senders
+ * while senders are at most a quarter of the members, never below rtcp-min-interval. */
+GST_START_TEST (test_rtcp_interval_arithmetic)
+{
+  GstAmSessionLoad l = { 4, 1, 1e6, 0.05, 500 * GST_MSECOND };
+
+  /* 4 members: 3 x 100 B / (0.75 x 6250 B/s) = 0.064 s, below the 0.5 s minimum */
+  fail_unless_equals_int64 (gst_am_rtcp_interval (&l, FALSE, 100), 500 * GST_MSECOND);
+  /* 1000 members: 999 x 120 B / 4687.5 B/s = 25.5744 s */
+  l.members = 1000;
+  fail_unless_equals_int64 (gst_am_rtcp_interval (&l, FALSE, 120), 25574400000);
+  /* the sender: a quarter of the RTCP rate for 1 sender: 120 / 1562.5 = 0.0768 s -> minimum */
+  fail_unless_equals_int64 (gst_am_rtcp_interval (&l, TRUE, 120), 500 * GST_MSECOND);
+  /* rtcp-fraction >= 1 is bit/s: 8000 bit/s, 10 members: 9 x 100 / (0.75 x 1000) = 1.2 s */
+  l.members = 10;
+  l.rtcp_fraction = 8000;
+  fail_unless_equals_int64 (gst_am_rtcp_interval (&l, FALSE, 100), 1200 * GST_MSECOND);
+  /* no RTCP bandwidth: rtpsession sends no RTCP, lib/cc is told nothing */
+  l.rtcp_fraction = 0;
+  fail_unless_equals_int64 (gst_am_rtcp_interval (&l, FALSE, 100), 0);
+  /* the mean packet: 1/16 of each new one with its 28 B of UDP/IP */
+  fail_unless (gst_am_rtcp_avg_update (100, 72) == 100);
+  fail_unless (gst_am_rtcp_avg_update (100, 172) == 106.25);
+}
+GST_END_TEST;
+
+/* A receiver's BYE: RR (empty) + SDES CNAME + BYE, valid compound RTCP; without a CNAME, RR +
+ * BYE. */
+GST_START_TEST (test_bye_packet)
+{
+  GstBuffer *b = gst_am_rtcp_new_bye (0x12345678, "me@host");
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket p;
+
+  fail_unless (b && gst_rtcp_buffer_validate (b));
+  gst_rtcp_buffer_map (b, GST_MAP_READ, &rtcp);
+  fail_unless (gst_rtcp_buffer_get_first_packet (&rtcp, &p));
+  fail_unless_equals_int (gst_rtcp_packet_get_type (&p), GST_RTCP_TYPE_RR);
+  fail_unless_equals_int (gst_rtcp_packet_rr_get_ssrc (&p), 0x12345678);
+  fail_unless_equals_int (gst_rtcp_packet_get_rb_count (&p), 0);
+  fail_unless (gst_rtcp_packet_move_to_next (&p));
+  fail_unless_equals_int (gst_rtcp_packet_get_type (&p), GST_RTCP_TYPE_SDES);
+  fail_unless (gst_rtcp_packet_move_to_next (&p));
+  fail_unless_equals_int (gst_rtcp_packet_get_type (&p), GST_RTCP_TYPE_BYE);
+  fail_unless_equals_int (gst_rtcp_packet_bye_get_nth_ssrc (&p, 0), 0x12345678);
+  fail_if (gst_rtcp_packet_move_to_next (&p));
+  gst_rtcp_buffer_unmap (&rtcp);
+  gst_buffer_unref (b);
+  b = gst_am_rtcp_new_bye (7, NULL);
+  fail_unless (b && gst_rtcp_buffer_validate (b));
+  fail_unless_equals_int (gst_buffer_get_size (b), 8 + 8);
+  gst_buffer_unref (b);
+}
+GST_END_TEST;
+
 static Suite *
 helpers_suite (void)
 {
@@ -569,6 +626,8 @@ helpers_suite (void)
   tcase_add_test (tc, test_send_trace);
   tcase_add_test (tc, test_source_guard);
   tcase_add_test (tc, test_enum_blurb);
+  tcase_add_test (tc, test_rtcp_interval_arithmetic);
+  tcase_add_test (tc, test_bye_packet);
   return s;
 }
 
