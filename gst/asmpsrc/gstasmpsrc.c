@@ -16,60 +16,10 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "gstasmpsrc.h"
-
-#include "../common/gstamcc.h"
-#include "../common/gstamnet.h"
-#include "../common/gstamfec.h"
-#include "../common/gstamtrace.h"
+#include "gstasmpsrc-priv.h"
 
 GST_DEBUG_CATEGORY_STATIC (asmpsrc_debug);
 #define GST_CAT_DEFAULT asmpsrc_debug
-
-#define DEFAULT_CAPS "application/x-rtp,media=video,clock-rate=90000,encoding-name=H264,payload=96"
-#define DEFAULT_LATENCY_MS 200
-/* never ask rtpsession for early RTCP more often than this (a refused request stays due) */
-#define MIN_EARLY_GAP_NS (50 * GST_MSECOND)
-
-enum {
-  PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_RTCP_ADDRESS, PROP_TTL_MC,
-  PROP_LOOP, PROP_PROTOCOL, PROP_CAPS, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_LATENCY,
-  PROP_TRACE_DIR, PROP_STATS, PROP_FEC, PROP_FEC_ADDRESS, N_PROPS
-};
-static GParamSpec *props[N_PROPS];
-
-struct _GstAsmpSrc {
-  GstBin parent;
-  GstPad *srcpad;
-  GstElement *rtpbin, *rtp_src, *rtcp_src, *rtcp_sink;
-  GObject *session;
-
-  GMutex lock;
-  GMutex *lockp;                /* everything below: &lock, or a group's (asspsrc) */
-  const amcc_protocol *group_protocol;  /* in a group: the receiver is the group's (cc lent) */
-  GstAmNetConfig net;
-  gchar *rtcp_address;
-  gint protocol;                /* GST_TYPE_AM_PROTOCOL: index into lib/cc's registry */
-  GstCaps *caps;
-  guint rtcp_interval_ms, latency_ms;
-  guint max_ssrcs_per_host;
-  gchar *trace_dir;
-  gboolean traced;              /* traces opened since trace-dir was set (a re-join appends) */
-
-  GstAmCcReceiver *cc;
-  GstAmTrace *rd, *stats_csv;
-  GHashTable *seqext;           /* ssrc -> amcc_seq_ext, when the sender's extension is absent */
-  guint32 own_ssrc;
-  GstStructure *stats;
-  GstClockID early_id;
-  gint64 last_early;
-  guint32 pli_ssrc;             /* a key frame to ask of this sender (RTCP PLI), 0 = none */
-  guint32 said_ssrc;            /* the SSRC of our last RTCP: whose BYE we owe, 0 = none */
-  gboolean left;                /* BYE sent: no more owed until the next start */
-  gboolean fec, fec_probed;
-  gchar *fec_address;
-  GstAmFecRecv fecrx;
-};
 
 G_DEFINE_TYPE (GstAsmpSrc, gst_asmp_src, GST_TYPE_BIN);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (asmpsrc, "asmpsrc", GST_RANK_NONE,
@@ -278,91 +228,6 @@ on_pad_added (GstElement * rtpbin, GstPad * pad, gpointer user_data)
 }
 
 /* ---- properties ---- */
-static void
-gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  GstAsmpSrc *self = GST_ASMP_SRC (object);
-
-  g_mutex_lock (self->lockp);
-  switch (prop_id) {
-    case PROP_RTCP_ADDRESS:
-      g_free (self->rtcp_address);
-      self->rtcp_address = g_value_dup_string (value);
-      break;
-    case PROP_PROTOCOL:
-      self->protocol = g_value_get_enum (value);
-      break;
-    case PROP_CAPS:
-      gst_caps_replace (&self->caps, (GstCaps *) gst_value_get_caps (value));
-      if (!self->caps)
-        self->caps = gst_caps_from_string (DEFAULT_CAPS);
-      break;
-    case PROP_RTCP_INTERVAL:
-      self->rtcp_interval_ms = g_value_get_uint (value);
-      break;
-    case PROP_MAX_SSRCS_PER_HOST:
-      self->max_ssrcs_per_host = g_value_get_uint (value);
-      break;
-    case PROP_LATENCY:
-      self->latency_ms = g_value_get_uint (value);
-      break;
-    case PROP_FEC:
-      self->fec = g_value_get_boolean (value);
-      break;
-    case PROP_FEC_ADDRESS:
-      g_free (self->fec_address);
-      self->fec_address = g_value_dup_string (value);
-      break;
-    case PROP_TRACE_DIR:
-      g_free (self->trace_dir);
-      self->trace_dir = g_value_dup_string (value);
-      self->traced = FALSE;
-      break;
-    default:
-      if (!gst_am_net_config_set_property (&self->net, pspec, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  g_mutex_unlock (self->lockp);
-  /* outside our lock: rtpsession takes its own (lock order: session, then ours) */
-  if (prop_id == PROP_RTCP_INTERVAL)
-    gst_am_set_rtcp_interval (self->rtpbin, g_value_get_uint (value));
-  else if (prop_id == PROP_LATENCY)
-    g_object_set (self->rtpbin, "latency", g_value_get_uint (value), NULL);
-}
-
-static void
-gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GstAsmpSrc *self = GST_ASMP_SRC (object);
-
-  g_mutex_lock (self->lockp);
-  switch (prop_id) {
-    case PROP_RTCP_ADDRESS: g_value_set_string (value, self->rtcp_address); break;
-    case PROP_PROTOCOL: g_value_set_enum (value, self->protocol); break;
-    case PROP_CAPS: gst_value_set_caps (value, self->caps); break;
-    case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
-    case PROP_MAX_SSRCS_PER_HOST: g_value_set_uint (value, self->max_ssrcs_per_host); break;
-    case PROP_LATENCY: g_value_set_uint (value, self->latency_ms); break;
-    case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
-    case PROP_FEC: g_value_set_boolean (value, self->fec); break;
-    case PROP_FEC_ADDRESS: g_value_set_string (value, self->fec_address); break;
-    case PROP_STATS:
-      if (self->stats)
-        g_value_set_boxed (value, self->stats);
-      else
-        g_value_take_boxed (value, gst_structure_new_empty ("asmpsrc-stats"));
-      break;
-    default:
-      if (!gst_am_net_config_get_property (&self->net, pspec, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  g_mutex_unlock (self->lockp);
-}
-
 /* ---- one stream of a group (asspsrc) ---- */
 void
 gst_asmp_src_join_group (GstAsmpSrc * self, GMutex * lock, const amcc_protocol * proto)
@@ -616,60 +481,13 @@ gst_asmp_src_class_init (GstAsmpSrcClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  const GParamFlags rw_ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY;
 
   gobject_class->set_property = gst_asmp_src_set_property;
   gobject_class->get_property = gst_asmp_src_get_property;
   gobject_class->finalize = gst_asmp_src_finalize;
   element_class->change_state = gst_asmp_src_change_state;
 
-  props[PROP_ADDRESS] = g_param_spec_string ("address", "Address",
-      "Multicast group to join (or local unicast address to listen on); RTP on port, RTCP "
-      "on port + 1", GST_AM_DEFAULT_ADDRESS, rw_ready);
-  props[PROP_PORT] = g_param_spec_int ("port", "Port",
-      "RTP port (RTCP uses port + 1)", 1, 65534, GST_AM_DEFAULT_PORT, rw_ready);
-  props[PROP_MULTICAST_IFACE] = g_param_spec_string ("multicast-iface", "Multicast interface",
-      "Network interface to join the group on (NULL: the kernel's choice)", NULL, rw_ready);
-  props[PROP_RTCP_ADDRESS] = g_param_spec_string ("rtcp-address", "RTCP address",
-      "Where receiver reports go (port + 1); NULL: the address property (the group). Set it "
-      "to the sender's address for unicast", NULL, rw_ready);
-  props[PROP_TTL_MC] = g_param_spec_int ("ttl-mc", "Multicast TTL",
-      "TTL of the multicast RTCP this receiver sends (hops)", 0, 255, 1, rw_ready);
-  props[PROP_LOOP] = g_param_spec_boolean ("loop", "Multicast loop",
-      "Loop our multicast RTCP back to this host (needed when other receivers or the sender "
-      "share this network namespace; our own looped RTCP is dropped)", FALSE, rw_ready);
-  props[PROP_PROTOCOL] = g_param_spec_enum ("protocol", "Protocol",
-      gst_am_enum_blurb (GST_TYPE_AM_PROTOCOL, "Congestion control (lib/cc's registry): ",
-          "; must match the sender"), GST_TYPE_AM_PROTOCOL, GST_AM_PROTOCOL_DEFAULT, rw_ready);
-  props[PROP_CAPS] = g_param_spec_boxed ("caps", "Caps",
-      "RTP caps of the stream (default " DEFAULT_CAPS ")", GST_TYPE_CAPS, rw_ready);
-  props[PROP_RTCP_INTERVAL] = g_param_spec_uint ("rtcp-interval", "RTCP interval",
-      "Minimum RTCP interval (ms), given to rtpsession's rtcp-min-interval; one report and "
-      "one stats message per RTCP packet", 1, 600000, GST_AM_DEFAULT_RTCP_INTERVAL_MS,
-      rw_ready);
-  props[PROP_MAX_SSRCS_PER_HOST] = g_param_spec_uint ("max-ssrcs-per-host", "Max SSRCs per host",
-      "RTCP SSRCs one source address may speak for at a time; RTCP that would bind more is "
-      "dropped (rtcp-host-full), so one host cannot grow the member count and the RTCP interval "
-      "(docs/security.md). 0 = no limit (e.g. many test receivers on one host)", 0, G_MAXUINT,
-      GST_AM_GUARD_MAX_PER_HOST, rw_ready);
-  props[PROP_LATENCY] = g_param_spec_uint ("latency", "Latency",
-      "Jitterbuffer latency (ms)", 0, G_MAXUINT, DEFAULT_LATENCY_MS, rw_ready);
-  props[PROP_TRACE_DIR] = g_param_spec_string ("trace-dir", "Trace directory",
-      "Directory for rd.txt and stats.csv (docs/run-directory.md); NULL: no traces", NULL,
-      rw_ready);
-  props[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
-      "Last 'asmpsrc-stats' structure (see docs/elements.md)", GST_TYPE_STRUCTURE,
-      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
-  props[PROP_FEC] = g_param_spec_boolean ("fec", "FEC",
-      "Join fec-address (SMPTE 2022-1 column FEC on port + 2, row FEC on port + 4, as asmpsink "
-      "fec=auto|fixed sends them) and rebuild lost packets before the jitter buffer; stats "
-      "count fec-packets-received and fec-recovered", FALSE,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  props[PROP_FEC_ADDRESS] = g_param_spec_string ("fec-address", "FEC group",
-      "Multicast group of the FEC streams (required with fec=true)", NULL,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  g_object_class_install_properties (gobject_class, N_PROPS, props);
+  gst_asmp_src_install_properties (gobject_class);
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "ASMP multicast RTP source",
