@@ -69,7 +69,7 @@ typedef struct amcc_asmp_params {
   int loss_per_segment;      /* the loss-event rate counted per TCP-sized segment (p x P / mean
                                 packet size) instead of per packet, so small packets do not
                                 dilute it (1; 0 = per packet) */
-  /* Two regimes (asmp_receiver.c "mode"): DELAY keeps the queue short when ASMP is alone;
+  /* Two regimes (asmp_regime.c): DELAY keeps the queue short when ASMP is alone;
    * COMPETING follows eq. 12-13 when a loss-based flow holds the queue. 0 = the paper's one mode. */
   int adaptive_mode;         /* (1) */
   double queue_target_s;     /* DELAY: an interval whose least queueing delay exceeds this holds
