@@ -51,6 +51,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->step_frac = 0.25;
   p->window_s = 1.0;
   p->drop_suppressed = 1;
+  p->recv_least_delay = 1;
 }
 
 void

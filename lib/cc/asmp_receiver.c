@@ -38,6 +38,7 @@ amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
   rx->base_owd = AMCC_TIME_NONE;
   rx->iv_min_owd = AMCC_TIME_NONE;
   rx->iv_send_min = rx->iv_send_max = AMCC_TIME_NONE;
+  rx->lm_read = rx->an_read = AMCC_TIME_NONE;
   rx->queue_since = AMCC_TIME_NONE;
   rx->event_at[0] = rx->event_at[1] = AMCC_TIME_NONE;
   rx->mode = rx->p.startup_gain > 0 ? AMCC_ASMP_STARTUP : AMCC_ASMP_DELAY;
@@ -56,6 +57,9 @@ amcc_asmp_packet_size (const amcc_asmp_params *p, double mean_pkt)
     return p->pkt_rate_ratio * mean_pkt;
   return p->nominal_pkt_bytes;
 }
+
+/* recv_least_delay: packets within this of an interval's least one-way delay were read on time */
+#define LEAST_DELAY_TOL (2 * AMCC_NS_PER_MS)
 
 /* eq. 6 in ns: now - send_time, or 0 when the send time is missing or more than 2^62 ns
  * (146 years) away from now, which also keeps owd_j - owd_i (eq. 4) within int64 */
@@ -92,6 +96,7 @@ void
 amcc_asmp_receiver_on_extra_bytes (amcc_asmp_receiver *rx, uint32_t bytes)
 {
   rx->iv_bytes += bytes;
+  rx->lm_after += bytes;
 }
 
 static void close_interval (amcc_asmp_receiver *rx, amcc_time now);
@@ -101,6 +106,7 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
     uint32_t rtp_ts, amcc_time send_time, uint32_t packet_bytes)
 {
   uint64_t ext = 0;
+  int least = 0;
   /* window_s: the interval the rules judge does not grow with the RTCP interval (the group):
    * over 5 s the least queueing delay always catches a Reno flow's drained queue, so its losses
    * read as our bursts and DELAY backed off at every report (dumbbell-45: 8 % of the share) */
@@ -124,6 +130,11 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
       rx->base_owd = owd;
     if (rx->iv_min_owd == AMCC_TIME_NONE || owd < rx->iv_min_owd)
       rx->iv_min_owd = owd;
+    if (owd <= rx->iv_min_owd + LEAST_DELAY_TOL) {   /* recv_least_delay's candidate */
+      rx->lm_read = now;
+      rx->lm_after = 0;
+      least = 1;
+    }
     if (rx->iv_send_min == AMCC_TIME_NONE || send_time < rx->iv_send_min)
       rx->iv_send_min = send_time;
     if (rx->iv_send_max == AMCC_TIME_NONE || send_time > rx->iv_send_max)
@@ -143,6 +154,8 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
   else
     rx->mean_pkt += ((double) packet_bytes - rx->mean_pkt) / 16.0;
   rx->iv_bytes += packet_bytes;
+  if (!least)
+    rx->lm_after += packet_bytes;
   if (rx->iv_start == AMCC_TIME_NONE)
     rx->iv_start = now;
   rx->last_arrival = now;
@@ -183,6 +196,42 @@ send_rate (const amcc_asmp_receiver *rx)
   if (!(span >= 0.1))
     return 0;
   return (double) rx->iv_send_bytes * (rx->iv_send_n - 1) / rx->iv_send_n / span;
+}
+
+/* The rate received in the interval (recv_least_delay). A receiver that the machine stalls reads
+ * its socket in bursts: the arrival times bunch, so the bytes between two reports read low
+ * before a burst and high after it, although the path carried the same packets. The packet of
+ * least one-way delay in an interval was read on time if any was (a stall only adds delay), so
+ * the rate is measured from the last such packet of the interval before (the anchor) to this
+ * interval's: the bytes read after the one up to the other, over the time between their reads.
+ * (The latest packet within LEAST_DELAY_TOL of the least delay: with no queue the window then
+ * spans about the interval.) Under 0.1 s between them (a queue that drained, then grew) the
+ * anchor stays and the last rate holds, for at most 1 s; without send times, at the first
+ * interval, and after that: the bytes over the interval between reports. */
+static double
+recv_rate (amcc_asmp_receiver *rx, double secs)
+{
+  double arrival = secs > 0 ? (double) rx->iv_bytes / secs : 0;
+  if (!rx->p.recv_least_delay)
+    return arrival;
+  double window = rx->lm_read != AMCC_TIME_NONE && rx->an_read != AMCC_TIME_NONE
+      ? amcc_time_to_s (rx->lm_read - rx->an_read) : 0;
+  if (window >= 0.1) {
+    double r = (double) (rx->an_bytes + rx->iv_bytes - rx->lm_after) / window;
+    rx->an_read = rx->lm_read;
+    rx->an_bytes = rx->lm_after;
+    rx->an_secs = 0;
+    return r;
+  }
+  if (rx->an_read != AMCC_TIME_NONE && rx->an_secs + secs < 1.0 && rx->recv_Bps > 0) {
+    rx->an_bytes += rx->iv_bytes;            /* wait: the anchor stays */
+    rx->an_secs += secs;
+    return rx->recv_Bps;
+  }
+  rx->an_read = rx->lm_read;
+  rx->an_bytes = rx->lm_read != AMCC_TIME_NONE ? rx->lm_after : 0;
+  rx->an_secs = 0;
+  return arrival;
 }
 
 /* The rise over what arrives that a report may carry: one step per whole window_s since our
@@ -249,7 +298,7 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   amcc_ci_state ci = amcc_cumjitter_assess (&rx->cj);                           /* eq. 18 */
   v.gamma = amcc_ci_gamma (ci, rx->p.gamma_unloaded, rx->p.gamma_congested);   /* eq. 19 */
   v.secs = rx->iv_start != AMCC_TIME_NONE ? amcc_time_to_s (now - rx->iv_start) : 0;
-  v.recv = v.secs > 0 ? (double) rx->iv_bytes / v.secs : 0;   /* bytes/s this interval */
+  v.recv = recv_rate (rx, v.secs);
   v.any = iv.received > 0;
   v.q = rx->iv_min_owd != AMCC_TIME_NONE ? amcc_time_to_s (rx->iv_min_owd - rx->base_owd) : -1;
   v.send = send_rate (rx);
@@ -315,6 +364,8 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   rx->iv_bytes = 0;
   rx->iv_start = now;
   rx->iv_min_owd = AMCC_TIME_NONE;
+  rx->lm_read = AMCC_TIME_NONE;
+  rx->lm_after = 0;
   rx->iv_send_min = rx->iv_send_max = AMCC_TIME_NONE;
   rx->iv_send_bytes = 0;
   rx->iv_send_n = 0;
