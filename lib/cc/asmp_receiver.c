@@ -1,114 +1,11 @@
-/* asmp_receiver.c - ASMP parameters and receiver (spec/asmp.md "Receiver", papers/000 3.2-3.8).
- * Internally rates are bytes/s as in the paper; the API speaks bit/s. */
+/* asmp_receiver.c - the ASMP receiver (spec/asmp.md "Receiver", papers/000 3.2-3.8); its regimes
+ * are in asmp_regime.c, the parameters in asmp_params.c. Internally rates are bytes/s as in the
+ * paper; the API speaks bit/s. */
 #include <math.h>
 #include <string.h>
 #include "amcc/asmp.h"
 #include "amcc/tcpmodel.h"
-
-void
-amcc_asmp_params_init (amcc_asmp_params *p)
-{
-  memset (p, 0, sizeof *p);
-  p->initial_rate_bps = 500e3;
-  p->min_rate_bps = 16e3;
-  p->max_rate_bps = 100e6;
-  p->default_rtt_s = 0.1;
-  p->rho = 0.5;
-  p->gamma_unloaded = 0.9;
-  p->gamma_congested = 0.2;
-  p->ci_margin_s = 0.0;
-  p->similarity = 0.02;
-  p->suppress_if_lower = 0;
-  p->receiver_timeout = 15 * AMCC_NS_PER_S;
-  p->t_suspend = 5 * AMCC_NS_PER_S;
-  p->t_rand = 0;
-  p->lambda = 0;
-  p->max_receivers = 65536;
-  p->recv_rate_cap = 2.0;
-  p->ci_ge = 0;
-  p->rtt_clamp = 8.0;
-  p->cj_use_send_time = 1;
-  p->step_limit = 1;
-  p->recv_rate_step = 1;
-  p->rtt_floor = 1;
-  p->standing_queue_cap = 1;
-  p->nominal_pkt_bytes = 1448;
-  p->pkt_rate_ratio = 4.0;
-  p->loss_events = 1;
-  p->loss_per_segment = 1;
-  p->adaptive_mode = 1;
-  p->queue_target_s = 0.02;
-  p->queue_hold_s = 0.005;
-  p->drain_s = 0.5;
-  p->compete_after_s = 2.0;
-  p->compete_hold_s = 10.0;
-  p->delay_backoff = 0.1;
-  p->knee_step = 0.02;
-  p->delay_rise = 0.05;
-  p->knee_loss_frac = 0.9;
-  p->foreign_margin = 0.1;
-  p->startup_gain = 1.25;
-  p->step_frac = 0.25;
-  p->window_s = 1.0;
-  p->drop_suppressed = 1;
-}
-
-void
-amcc_asmp_params_single_regime (amcc_asmp_params *p)
-{
-  p->nominal_pkt_bytes = 0;
-  p->pkt_rate_ratio = 0;
-  p->loss_events = 0;
-  p->loss_per_segment = 0;
-  p->adaptive_mode = 0;
-  p->startup_gain = 0;
-  p->step_frac = 0;
-}
-
-static int
-in01 (double v)
-{
-  return v > 0 && v <= 1;
-}
-
-int
-amcc_asmp_params_validate (const amcc_asmp_params *p)
-{
-  if (!p)
-    return AMCC_ERR_PARAM;
-  if (!(p->min_rate_bps > 0) || !(p->max_rate_bps >= p->min_rate_bps) || !isfinite (p->max_rate_bps)
-      || !(p->initial_rate_bps > 0) || !isfinite (p->initial_rate_bps))
-    return AMCC_ERR_PARAM;
-  if (!(p->default_rtt_s > 0) || !(p->default_rtt_s <= AMCC_MAX_RTT_S) || !in01 (p->rho)
-      || !in01 (p->gamma_unloaded) || !in01 (p->gamma_congested))
-    return AMCC_ERR_PARAM;
-  if (!(p->similarity >= 0 && p->similarity < 1) || !(p->ci_margin_s >= 0) || isnan (p->lambda))
-    return AMCC_ERR_PARAM;
-  if (!(p->recv_rate_cap >= 0) || !isfinite (p->recv_rate_cap))
-    return AMCC_ERR_PARAM;
-  if (!(p->rtt_clamp == 0 || (p->rtt_clamp >= 1 && isfinite (p->rtt_clamp))))
-    return AMCC_ERR_PARAM;
-  if (p->receiver_timeout <= 0 || p->t_suspend <= 0 || p->t_rand < 0 || p->max_receivers == 0)
-    return AMCC_ERR_PARAM;
-  if (!(p->nominal_pkt_bytes >= 0 && p->nominal_pkt_bytes <= 65535) || !(p->pkt_rate_ratio >= 0)
-      || !isfinite (p->pkt_rate_ratio))
-    return AMCC_ERR_PARAM;
-  if (!(p->queue_target_s > 0 && p->queue_target_s <= AMCC_MAX_RTT_S) || !(p->drain_s > 0 && p->drain_s <= AMCC_MAX_HOLD_S)
-      || !(p->queue_hold_s >= 0 && p->queue_hold_s <= 10)
-      || !(p->delay_rise >= 0 && p->delay_rise <= 10)
-      || !(p->knee_loss_frac >= 0 && p->knee_loss_frac < 1)
-      || !(p->foreign_margin >= 0 && p->foreign_margin < 1)
-      || !(p->compete_after_s >= 0 && p->compete_after_s <= AMCC_MAX_HOLD_S)
-      || !(p->compete_hold_s > 0 && p->compete_hold_s <= AMCC_MAX_HOLD_S)
-      || !(p->delay_backoff >= 0 && p->delay_backoff < 1) || !(p->knee_step > 0 && p->knee_step <= 1))
-    return AMCC_ERR_PARAM;
-  if (!(p->startup_gain == 0 || (p->startup_gain > 1 && p->startup_gain <= 4))
-      || !(p->step_frac >= 0 && p->step_frac <= 1))
-    return AMCC_ERR_PARAM;
-  if (!(p->window_s == 0 || (p->window_s >= 0.1 && p->window_s <= AMCC_MAX_HOLD_S)))
-    return AMCC_ERR_PARAM;
-  return AMCC_OK;
-}
+#include "asmp_regime.h"
 
 static double
 clamp (double v, double lo, double hi)
@@ -141,6 +38,7 @@ amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
   rx->base_owd = AMCC_TIME_NONE;
   rx->iv_min_owd = AMCC_TIME_NONE;
   rx->iv_send_min = rx->iv_send_max = AMCC_TIME_NONE;
+  rx->lm_read = rx->an_read = AMCC_TIME_NONE;
   rx->queue_since = AMCC_TIME_NONE;
   rx->event_at[0] = rx->event_at[1] = AMCC_TIME_NONE;
   rx->mode = rx->p.startup_gain > 0 ? AMCC_ASMP_STARTUP : AMCC_ASMP_DELAY;
@@ -159,6 +57,9 @@ amcc_asmp_packet_size (const amcc_asmp_params *p, double mean_pkt)
     return p->pkt_rate_ratio * mean_pkt;
   return p->nominal_pkt_bytes;
 }
+
+/* recv_least_delay: packets within this of an interval's least one-way delay were read on time */
+#define LEAST_DELAY_TOL (2 * AMCC_NS_PER_MS)
 
 /* eq. 6 in ns: now - send_time, or 0 when the send time is missing or more than 2^62 ns
  * (146 years) away from now, which also keeps owd_j - owd_i (eq. 4) within int64 */
@@ -195,6 +96,7 @@ void
 amcc_asmp_receiver_on_extra_bytes (amcc_asmp_receiver *rx, uint32_t bytes)
 {
   rx->iv_bytes += bytes;
+  rx->lm_after += bytes;
 }
 
 static void close_interval (amcc_asmp_receiver *rx, amcc_time now);
@@ -204,6 +106,7 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
     uint32_t rtp_ts, amcc_time send_time, uint32_t packet_bytes)
 {
   uint64_t ext = 0;
+  int least = 0;
   /* window_s: the interval the rules judge does not grow with the RTCP interval (the group):
    * over 5 s the least queueing delay always catches a Reno flow's drained queue, so its losses
    * read as our bursts and DELAY backed off at every report (dumbbell-45: 8 % of the share) */
@@ -227,6 +130,11 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
       rx->base_owd = owd;
     if (rx->iv_min_owd == AMCC_TIME_NONE || owd < rx->iv_min_owd)
       rx->iv_min_owd = owd;
+    if (owd <= rx->iv_min_owd + LEAST_DELAY_TOL) {   /* recv_least_delay's candidate */
+      rx->lm_read = now;
+      rx->lm_after = 0;
+      least = 1;
+    }
     if (rx->iv_send_min == AMCC_TIME_NONE || send_time < rx->iv_send_min)
       rx->iv_send_min = send_time;
     if (rx->iv_send_max == AMCC_TIME_NONE || send_time > rx->iv_send_max)
@@ -246,6 +154,8 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
   else
     rx->mean_pkt += ((double) packet_bytes - rx->mean_pkt) / 16.0;
   rx->iv_bytes += packet_bytes;
+  if (!least)
+    rx->lm_after += packet_bytes;
   if (rx->iv_start == AMCC_TIME_NONE)
     rx->iv_start = now;
   rx->last_arrival = now;
@@ -288,6 +198,42 @@ send_rate (const amcc_asmp_receiver *rx)
   return (double) rx->iv_send_bytes * (rx->iv_send_n - 1) / rx->iv_send_n / span;
 }
 
+/* The rate received in the interval (recv_least_delay). A receiver that the machine stalls reads
+ * its socket in bursts: the arrival times bunch, so the bytes between two reports read low
+ * before a burst and high after it, although the path carried the same packets. The packet of
+ * least one-way delay in an interval was read on time if any was (a stall only adds delay), so
+ * the rate is measured from the last such packet of the interval before (the anchor) to this
+ * interval's: the bytes read after the one up to the other, over the time between their reads.
+ * (The latest packet within LEAST_DELAY_TOL of the least delay: with no queue the window then
+ * spans about the interval.) Under 0.1 s between them (a queue that drained, then grew) the
+ * anchor stays and the last rate holds, for at most 1 s; without send times, at the first
+ * interval, and after that: the bytes over the interval between reports. */
+static double
+recv_rate (amcc_asmp_receiver *rx, double secs)
+{
+  double arrival = secs > 0 ? (double) rx->iv_bytes / secs : 0;
+  if (!rx->p.recv_least_delay)
+    return arrival;
+  double window = rx->lm_read != AMCC_TIME_NONE && rx->an_read != AMCC_TIME_NONE
+      ? amcc_time_to_s (rx->lm_read - rx->an_read) : 0;
+  if (window >= 0.1) {
+    double r = (double) (rx->an_bytes + rx->iv_bytes - rx->lm_after) / window;
+    rx->an_read = rx->lm_read;
+    rx->an_bytes = rx->lm_after;
+    rx->an_secs = 0;
+    return r;
+  }
+  if (rx->an_read != AMCC_TIME_NONE && rx->an_secs + secs < 1.0 && rx->recv_Bps > 0) {
+    rx->an_bytes += rx->iv_bytes;            /* wait: the anchor stays */
+    rx->an_secs += secs;
+    return rx->recv_Bps;
+  }
+  rx->an_read = rx->lm_read;
+  rx->an_bytes = rx->lm_read != AMCC_TIME_NONE ? rx->lm_after : 0;
+  rx->an_secs = 0;
+  return arrival;
+}
+
 /* The rise over what arrives that a report may carry: one step per whole window_s since our
  * last report. The sender moves only when it hears us, so what arrives stays at the rate of our
  * last report; without this a report every 5 s (a large group) rose 5x slower. */
@@ -299,24 +245,11 @@ step_since_report (const amcc_asmp_receiver *rx, amcc_time now, double step)
   return step * fmax (1.0, floor (amcc_time_to_s (now - rx->report_at) / rx->p.window_s));
 }
 
-/* What one report saw, shared by the rules below. */
-typedef struct interval_view {
-  double recv;          /* bytes/s received in the interval (0: none) */
-  double secs;          /* its length */
-  double rtt;           /* eq. 11 */
-  double l;             /* eq. 12's loss: loss event rate or eq. 2-3 (loss_events) */
-  int lossy;            /* a new loss event (or, with loss_events = 0, a lost packet) */
-  int any;              /* packets arrived */
-  double q;             /* least queueing delay of the interval, s; < 0 unknown */
-  double send;          /* bytes/s the sender sent them at (send_rate), 0 unknown */
-  double gamma;         /* eq. 19 */
-} interval_view;
-
 /* The paper's rule (eq. 12-14) and the deviations of the first session (README "Decisions"):
  * P is the packet size the equations use, step the largest rise of one report. */
-static double
-rate_equations (const amcc_asmp_receiver *rx, const interval_view *v, double r_prev, double P,
-    double step, double gamma, amcc_time now)
+double
+amcc_asmp_rate_equations (const amcc_asmp_receiver *rx, const interval_view *v, double r_prev,
+    double P, double step, double gamma, amcc_time now)
 {
   double r = r_prev;            /* no packet in the interval: no information */
   if (rx->mean_pkt > 0 && v->lossy && v->l > 0)
@@ -350,160 +283,6 @@ rate_equations (const amcc_asmp_receiver *rx, const interval_view *v, double r_p
   return r;
 }
 
-/* DELAY: a standing queue of q seconds is ours (we are alone): send what the bottleneck
- * delivers, less what drains q over drain_s (at most half of it) */
-static double
-rate_drain (const amcc_asmp_params *p, double recv, double q)
-{
-  return recv * (1.0 - fmin (0.5, q / p->drain_s));
-}
-
-/* DELAY without a standing queue. A loss event here is a burst (a key frame) overflowing the
- * queue: back off by delay_backoff from what arrived and remember that rate as the knee; near
- * the knee (within 10 %) rise by at most knee_step x r_prev per report, above it forget it. */
-static double
-rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, amcc_time now)
-{
-  const amcc_asmp_params *p = &rx->p;
-  if (v->lossy && v->recv > 0) {
-    rx->knee_Bps = v->recv;
-    rx->knee_at = now;
-    return fmin (r_prev, v->recv * (1.0 - p->delay_backoff));   /* idempotent: no compounding */
-  }
-  double step = rx->mean_pkt / v->rtt;
-  /* the encoder ramps up over seconds (VBV refill): bound the rise by what arrives, or a
-   * target far above it is spent at once when the picture gets busy */
-  if (p->delay_rise > 0 && v->recv > 0)
-    step = fmin (step, p->delay_rise * v->recv);
-  if (rx->knee_Bps > 0 && r_prev > 1.1 * rx->knee_Bps)
-    rx->knee_Bps = 0;
-  if (rx->knee_Bps > 0 && r_prev >= 0.9 * rx->knee_Bps)
-    step = fmin (step, p->knee_step * r_prev);
-  return rate_equations (rx, v, r_prev, rx->mean_pkt, step, v->gamma, now);
-}
-
-static int
-second_event_within (const amcc_asmp_receiver *rx, amcc_time now, double hold_s)
-{
-  return rx->event_at[1] != AMCC_TIME_NONE && amcc_time_to_s (now - rx->event_at[1]) <= hold_s;
-}
-
-/* Regimes (adaptive_mode). The paper's delay sensitivity (eq. 18-19) loses to loss-based TCP
- * the way Vegas loses to Reno (papers/003 3.1): TCP fills the drop-tail queue, the indicator reads
- * CONGESTED and the rate never grows. Which regime holds is read from our own measurements:
- *   STARTUP   -> up to startup_gain per second over what arrived, until a loss event or a
- *                queue (least queueing delay > queue_hold_s);
- *   DELAY     -> eq. 13 (the mean P, eq. 19's gamma); a standing queue (least queueing delay of
- *                an interval > queue_target_s) is drained, a queue above queue_hold_s stops
- *                the rise, a loss without a standing queue is a burst (rate_delay). A queue
- *                that outlives compete_after_s of draining and still grows, or a second loss
- *                event within compete_hold_s after the queue stood compete_after_s / 2 (or
- *                below 0.9 x the rate of the loss before), means a loss-based flow holds the
- *                queue:
- *   COMPETING -> eq. 12-13 with TCP's segment size, loss events and gamma_unloaded, until
- *                compete_hold_s pass without such evidence or the queue stays drained for 3
- *                reports. */
-static double
-rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double r_prev, amcc_time now)
-{
-  const amcc_asmp_params *p = &rx->p;
-  double P = amcc_asmp_packet_size (p, rx->mean_pkt);
-  int standing = v->q > p->queue_target_s;
-  /* How long the queue has stood (or stood until the interval before: losses are found 3
-   * packets late). A loss event counts toward COMPETING only after the queue stood
-   * compete_after_s / 2: a loss-based flow fills the queue until it overflows, while alone
-   * a loss comes from a key-frame burst (no standing queue) or from our own overshoot, which
-   * draining removes within about a second. */
-  int queue_up = v->q > p->queue_hold_s && p->queue_hold_s > 0;
-  double stood = 0;
-  if (standing) {
-    if (rx->queue_since == AMCC_TIME_NONE)
-      rx->queue_since = now - amcc_time_from_s (v->secs);
-    stood = amcc_time_to_s (now - rx->queue_since);
-  } else if (rx->queue_since != AMCC_TIME_NONE) {
-    stood = amcc_time_to_s (now - amcc_time_from_s (v->secs) - rx->queue_since);
-    rx->queue_since = AMCC_TIME_NONE;
-  }
-  /* Losses that go on while we back off are not ours: alone, a burst loss stops once we are
-   * 10 % below the rate it came at (the knee); next to Reno flows in a short buffer (fairness-l2:
-   * 55 ms, ten flows) the least queueing delay stays under queue_target_s, and without this rule
-   * every loss cut the rate until it starved (14 % of the share). */
-  int below_knee = v->lossy && p->knee_loss_frac > 0 && rx->knee_Bps > 0 && v->recv > 0
-      && v->recv < p->knee_loss_frac * rx->knee_Bps
-      && amcc_time_to_s (now - rx->knee_at) <= p->compete_hold_s;
-  /* Whose queue is it? Alone, the bottleneck gives us its capacity while the queue stands, and
-   * once we send below that the queue drains at the difference; another flow's queue does not.
-   * Measured on the send times of what arrived, so it does not matter when the encoder takes a
-   * new rate (x264 follows a per-GOP target over seconds: the timing rules below mistook our
-   * own queue for a competitor's in the demo). Without send times: the timing rules. */
-  if (standing || stood > 0)
-    rx->queue_cap_Bps = fmax (rx->queue_cap_Bps, v->recv);
-  int measured = p->foreign_margin > 0 && v->send > 0 && rx->queue_cap_Bps > 0;
-  double below = measured ? 1.0 - v->send / rx->queue_cap_Bps : 0;
-  int below_cap = measured && below > p->foreign_margin;
-  int kept = below_cap && rx->prev_q - v->q < 0.5 * below * v->secs;
-  /* a loss counts while the queue stands and does not drain as ours would: losses are found a
-   * few packets late, so one found as our own queue drains is still ours (the lone receiver of
-   * net-asmp-elements went COMPETING on such pairs in 1 of 3 runs) */
-  int queued_loss = v->lossy && ((measured ? standing && kept : stood >= p->compete_after_s / 2)
-      || below_knee || rx->mode == AMCC_ASMP_COMPETING);
-  /* evidence of a loss-based competitor: a queue that does not drain although we feed it less
-   * than it gives us (measured; less than half of what that would drain, two reports in a
-   * row), or (timing) that
-   * outlived compete_after_s of our draining and still grows; in COMPETING it keeps the regime:
-   * while we hold our share the competitor's queue stands */
-  int grows = stood >= p->compete_after_s && v->q >= rx->prev_q;
-  rx->kept_run = standing && kept ? rx->kept_run + 1 : 0;
-  /* two reports in a row: one interval's rates are noisy (0.3-0.6 s in the demo) */
-  int held = standing && (measured ? rx->kept_run >= 2 : grows);
-  if (rx->mode == AMCC_ASMP_COMPETING && standing && grows)
-    held = 1;
-  if (!standing)
-    rx->queue_cap_Bps = 0;
-  if (held)
-    rx->evidence_at = now;
-  rx->prev_q = v->q;
-  rx->drained_run = !standing && v->q >= 0 && v->q < p->queue_target_s / 2 && !v->lossy
-      ? rx->drained_run + 1 : 0;
-  if (queued_loss) {
-    rx->event_at[1] = rx->event_at[0];
-    rx->event_at[0] = now;
-    rx->evidence_at = now;
-  }
-  if (rx->mode == AMCC_ASMP_STARTUP) {
-    if (!v->lossy && !standing && !queue_up) {   /* x startup_gain/s; recv over < 0.2 s: no rate */
-      double g = 1.0 + (p->startup_gain - 1.0) * fmin (1.0, v->secs);
-      return v->any && v->recv > 0 && v->secs >= 0.2 ? fmax (r_prev, fmin (r_prev, v->recv) * g) : r_prev;
-    }
-    rx->mode = AMCC_ASMP_DELAY;
-  }
-  /* back to DELAY after compete_hold_s without evidence, or when the queue stayed drained
-   * (below queue_target_s / 2, no loss) for 3 reports: a Reno flow's queue drains after its
-   * halving for about one report (dumbbell-tcp), a queue that was ours stays empty */
-  if (rx->mode == AMCC_ASMP_COMPETING && (rx->drained_run >= 3
-      || amcc_time_to_s (now - rx->evidence_at) > p->compete_hold_s)) {
-    rx->mode = AMCC_ASMP_DELAY;
-    rx->knee_Bps = 0;
-    /* DELAY starts from what arrives: a COMPETING rate the encoder has not reached yet would
-     * be kept (DELAY rises from r_prev, recv_rate_step only stops the rise) and spent later */
-    if (p->delay_rise > 0 && v->recv > 0)
-      r_prev = fmin (r_prev, v->recv * (1.0 + p->delay_rise));
-  }
-  if (rx->mode == AMCC_ASMP_DELAY) {
-    if (!held && !(queued_loss && second_event_within (rx, now, p->compete_hold_s))) {
-      if (standing)
-        return v->recv > 0 ? fmin (r_prev, rate_drain (p, v->recv, v->q)) : r_prev;
-      /* a queue starts to stand: we reached the bottleneck, whose rate is what arrives; rising
-       * now would overflow a short buffer before the encoder takes a drained rate */
-      double r = rate_delay (rx, v, r_prev, now);
-      return queue_up && v->recv > 0 ? fmin (r, fmin (r_prev, v->recv)) : r;
-    }
-    rx->mode = AMCC_ASMP_COMPETING;
-  }
-  double step = fmax (P / v->rtt, p->step_frac * r_prev);
-  return rate_equations (rx, v, r_prev, P, step, p->gamma_unloaded, now);
-}
-
 /* Closes the measurement interval: eq. 2-3, 11, 12-14, 18-19 and the regimes; rx->last holds
  * the result (report_seq: the next report's) */
 static void
@@ -519,7 +298,7 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   amcc_ci_state ci = amcc_cumjitter_assess (&rx->cj);                           /* eq. 18 */
   v.gamma = amcc_ci_gamma (ci, rx->p.gamma_unloaded, rx->p.gamma_congested);   /* eq. 19 */
   v.secs = rx->iv_start != AMCC_TIME_NONE ? amcc_time_to_s (now - rx->iv_start) : 0;
-  v.recv = v.secs > 0 ? (double) rx->iv_bytes / v.secs : 0;   /* bytes/s this interval */
+  v.recv = recv_rate (rx, v.secs);
   v.any = iv.received > 0;
   v.q = rx->iv_min_owd != AMCC_TIME_NONE ? amcc_time_to_s (rx->iv_min_owd - rx->base_owd) : -1;
   v.send = send_rate (rx);
@@ -545,9 +324,9 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   }
   double r_prev = rx->rate_Bps, r;
   if (rx->p.adaptive_mode)
-    r = rate_adaptive (rx, &v, r_prev, now);
+    r = amcc_asmp_rate_adaptive (rx, &v, r_prev, now);
   else
-    r = rate_equations (rx, &v, r_prev, amcc_asmp_packet_size (&rx->p, rx->mean_pkt),
+    r = amcc_asmp_rate_equations (rx, &v, r_prev, amcc_asmp_packet_size (&rx->p, rx->mean_pkt),
         rx->mean_pkt > 0 ? amcc_asmp_packet_size (&rx->p, rx->mean_pkt) / v.rtt : 0, v.gamma, now);
   /* Deviation (standing_queue_cap, the paper's one regime only): CONGESTED reports in a row mean
    * a standing queue (one key-frame burst flips a single report), so the sender exceeds the
@@ -585,6 +364,8 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   rx->iv_bytes = 0;
   rx->iv_start = now;
   rx->iv_min_owd = AMCC_TIME_NONE;
+  rx->lm_read = AMCC_TIME_NONE;
+  rx->lm_after = 0;
   rx->iv_send_min = rx->iv_send_max = AMCC_TIME_NONE;
   rx->iv_send_bytes = 0;
   rx->iv_send_n = 0;

@@ -69,7 +69,7 @@ typedef struct amcc_asmp_params {
   int loss_per_segment;      /* the loss-event rate counted per TCP-sized segment (p x P / mean
                                 packet size) instead of per packet, so small packets do not
                                 dilute it (1; 0 = per packet) */
-  /* Two regimes (asmp_receiver.c "mode"): DELAY keeps the queue short when ASMP is alone;
+  /* Two regimes (asmp_regime.c): DELAY keeps the queue short when ASMP is alone;
    * COMPETING follows eq. 12-13 when a loss-based flow holds the queue. 0 = the paper's one mode. */
   int adaptive_mode;         /* (1) */
   double queue_target_s;     /* DELAY: an interval whose least queueing delay exceeds this holds
@@ -113,6 +113,11 @@ typedef struct amcc_asmp_params {
                                 suppressed it) leaves eq. 1 until it reports again: a peer it
                                 heard reported at most its rate (1; 0 = the paper: its last
                                 report counts until it times out) */
+  int recv_least_delay;      /* receiver: the rate received is measured between the packets of
+                                least one-way delay of consecutive intervals, which a stall of
+                                the application did not delay (1; 0 = the bytes over the interval
+                                between reports: a receiver stalled 100-400 ms read half, then
+                                twice, the path's rate, and went COMPETING alone) */
 } amcc_asmp_params;
 
 typedef enum amcc_asmp_mode {
@@ -184,6 +189,12 @@ typedef struct amcc_asmp_receiver {
   amcc_time base_owd;        /* smallest one-way delay seen (propagation + offset) */
   amcc_time iv_min_owd;      /* smallest one-way delay in the interval, AMCC_TIME_NONE = none */
   amcc_time iv_send_min, iv_send_max;   /* send times in the interval (AMCC_TIME_NONE: none) */
+  amcc_time lm_read;         /* read time of the interval's latest packet within 2 ms of its
+                                least one-way delay (recv_least_delay), AMCC_TIME_NONE = none */
+  uint64_t lm_after;         /* bytes read in the interval after it */
+  amcc_time an_read;         /* the anchor: such a packet the last rate was measured up to */
+  uint64_t an_bytes;         /* bytes read after the anchor and not yet measured */
+  double an_secs;            /* time the anchor has been held without a measurement */
   uint64_t iv_send_bytes;    /* bytes of the packets that carried one */
   uint32_t iv_send_n;
   double queue_cap_Bps;      /* most received per second while the current queue stood */
