@@ -452,19 +452,24 @@ main (int argc, char **argv)
     if (it != snd->heard.end ())
       hd = it->second;
     uint64_t pk, rep;
+    char extra[160] = "";
     if (cfg.streams.empty ()) {
       Ptr<VideoReceiver> r = DynamicCast<VideoReceiver> (rxs[i]);
       pk = r->packets;
       rep = r->reports_sent;
-    } else {
+    } else {                          /* and what reached it of streams it had left */
       Ptr<AsspReceiver> r = DynamicCast<AsspReceiver> (rxs[i]);
       pk = r->packets;
       rep = r->reports_sent;
+      snprintf (extra, sizeof extra, ", \"switches\": %llu, \"stray\": %llu, "
+          "\"stray_never_joined\": %llu, \"stray_after_leave_max_s\": %.3f",
+          (unsigned long long) r->switches, (unsigned long long) r->stray,
+          (unsigned long long) r->stray_never, r->stray_after_leave_s);
     }
     printf ("%s\"%s\": {\"packets\": %llu, \"reports\": %llu, \"heard\": %llu, "
-        "\"first_heard_s\": %.3f, \"last_heard_s\": %.3f, \"max_gap_s\": %.3f}", i ? ", " : "",
-        cfg.receivers[i].name.c_str (), (unsigned long long) pk, (unsigned long long) rep,
-        (unsigned long long) hd.n, hd.first, hd.last, hd.max_gap);
+        "\"first_heard_s\": %.3f, \"last_heard_s\": %.3f, \"max_gap_s\": %.3f%s}",
+        i ? ", " : "", cfg.receivers[i].name.c_str (), (unsigned long long) pk,
+        (unsigned long long) rep, (unsigned long long) hd.n, hd.first, hd.last, hd.max_gap, extra);
   }
   printf ("}, \"feedback_per_s\": [");
   for (size_t i = 0; i < snd->fb_per_s.size (); i++)

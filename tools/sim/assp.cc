@@ -135,6 +135,7 @@ void
 AsspReceiver::Leave (uint32_t k)
 {
   st_[k].joined = false;
+  st_[k].left_s = Simulator::Now ().GetSeconds ();
   st_[k].peers.clear ();
   st_[k].sender_ssrc = 0;
   igmp_ (rx_.host, k, -1, cfg_.leave_latency_s);
@@ -199,8 +200,16 @@ AsspReceiver::OnRtp (Ptr<Socket> s)
   Ptr<Packet> p;
   while ((p = s->Recv ())) {
     RtpHdr h;
-    if (k < 0 || !st_[k].joined || p->GetSize () < sizeof h)
+    if (k < 0 || p->GetSize () < sizeof h)
       continue;
+    if (!st_[k].joined) {             /* still forwarded to the host (leave latency) */
+      stray++;
+      stray_never += st_[k].left_s < 0;
+      if (st_[k].left_s >= 0)
+        stray_after_leave_s = std::max (stray_after_leave_s, Simulator::Now ().GetSeconds ()
+            - st_[k].left_s);
+      continue;
+    }
     p->CopyData ((uint8_t *) &h, sizeof h);
     if (h.magic != MAGIC_RTP)
       continue;

@@ -225,11 +225,16 @@ class AsspReceiver : public ns3::Application {
       uint32_t ssrc, const std::string &run_dir, Membership igmp);
   ~AsspReceiver () override;
   uint64_t packets = 0, reports_sent = 0, switches = 0;
+  /* packets of a stream not joined that still reached the host: after a leave (the IGMP
+   * model's leave latency; the longest time after it) and of a stream never joined */
+  uint64_t stray = 0, stray_never = 0;
+  double stray_after_leave_s = 0;
 
  private:
   struct Stream {                     /* one stream's session as this receiver sees it */
     ns3::Ptr<ns3::Socket> rtp, rtcp;
     bool joined = false;
+    double left_s = -1;               /* simulated time of the last leave, -1 never */
     uint32_t sender_ssrc = 0, lsr = 0;
     ns3::Time sr_arrival;
     std::unordered_map<uint32_t, ns3::Time> peers;
