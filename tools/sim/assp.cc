@@ -21,6 +21,7 @@
 #include "sim.h"
 
 extern "C" {
+#include <amcc/assp.h>
 #include <amcc/rtcp_app.h>
 }
 
@@ -77,6 +78,13 @@ AsspReceiver::StartApplication ()
   cc_ = amcc_receiver_new (proto_, &c, sim_now (cfg_));
   if (!cc_)
     NS_FATAL_ERROR ("amcc_receiver_new failed for " << rx_.name);
+  if (cfg_.knee_hold_s >= 0) {        /* --knee-hold: what lib/cc's deviation changes */
+    amcc_assp_params p;
+    amcc_assp_params_init (&p);
+    p.knee_hold = (amcc_time) (cfg_.knee_hold_s * AMCC_NS_PER_S);
+    if (amcc_assp_receiver_set_params (cc_, &p) != AMCC_OK)
+      NS_FATAL_ERROR ("knee_hold " << cfg_.knee_hold_s << " refused");
+  }
   /* every stream's ports are bound; only a joined stream's packets are taken (the host gets a
    * group's packets only while a member, or another member on its link, wants them) */
   for (uint32_t k = 0; k < st_.size (); k++) {

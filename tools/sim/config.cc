@@ -6,6 +6,7 @@
  *   video FPS KEY_INT INITIAL_BPS MIN_BPS MAX_BPS RTCP_MS
  *   igmp JOIN_S LEAVE_S
  *   stream MIN_BPS MAX_BPS          (simulcast: one per stream, lowest first)
+ *   knee_hold S                     (simulcast receivers' knee_hold; absent: lib/cc's default)
  *   jitter MEAN_MS                  (the delay line's extra delay, 0 = none)
  *   node NAME host|router
  *   link A B RATE_AB RATE_BA QUEUE_AB QUEUE_BA DELAY_AB_MS DELAY_BA_MS LOSS_AB LOSS_BA
@@ -65,7 +66,9 @@ sim_config_read (const char *path, SimConfig &cfg)
       SimStream st;
       ok = !!(s >> st.min_bps >> st.max_bps) && st.min_bps > 0 && st.min_bps < st.max_bps;
       cfg.streams.push_back (st);
-    } else if (k == "jitter")
+    } else if (k == "knee_hold")
+      ok = !!(s >> cfg.knee_hold_s) && cfg.knee_hold_s >= 0;
+    else if (k == "jitter")
       ok = !!(s >> cfg.delay_jitter_ms);
     else if (k == "igmp")
       ok = !!(s >> cfg.join_latency_s >> cfg.leave_latency_s);

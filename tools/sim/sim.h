@@ -66,6 +66,7 @@ struct SimConfig {
   /* simulcast (ASSP, assp.cc): stream k on group + k, RTP port + 2k, RTCP port + 2k + 1 (as
    * amcast-node); empty = one stream on group/port */
   std::vector<SimStream> streams;
+  double knee_hold_s = -1;    /* ASSP receivers' knee_hold (lib/cc/README.md), -1 = lib/cc's */
   /* the delay line's own extra delay on delayed links (amcast-sim.cc, DelayLineChannel) */
   double delay_jitter_ms = 0.2;
   std::vector<std::pair<std::string, bool>> nodes;  /* name, is a router */
