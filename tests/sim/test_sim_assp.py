@@ -47,7 +47,7 @@ SWITCH_MAX = 8
 AWAY_MAX = 4
 GAP_MAX_S = 2.5       # a PLI's key frame, or the next GOP (1 s) if the first was lost
 JOIN_S, LEAVE_S = 0.005, 2.0      # amcast-sim's IGMP model defaults
-LEAVE_MARGIN_S = 0.5              # what was queued by then: lo's 4-frame queue at 150 kb/s is 0.32 s
+LEAVE_MARGIN_S = 0.5              # what was queued by then: lo's 4 frames at 150 kb/s, 0.32 s
 checks = failures = 0
 
 

@@ -27,7 +27,7 @@ extern "C" {
 
 using namespace ns3;
 
-static const Time EARLY_GAP = MilliSeconds (50);      /* as video.cc: early RTCP at most this often */
+static const Time EARLY_GAP = MilliSeconds (50);      /* as video.cc: early RTCP this often */
 static const Time JOIN_TIMEOUT = Seconds (10);        /* asspsrc's JOIN_TIMEOUT_NS */
 
 static double
@@ -369,7 +369,8 @@ AsspReceiver::ScheduleEarly ()
   }
   Time at = std::max (NanoSeconds (std::max<amcc_time> (due - now, 0)),
       last_rtcp_ + EARLY_GAP - Simulator::Now ());
-  if (early_ev_.IsRunning () && (int64_t) early_ev_.GetTs () <= (Simulator::Now () + at).GetTimeStep ())
+  if (early_ev_.IsRunning ()
+      && (int64_t) early_ev_.GetTs () <= (Simulator::Now () + at).GetTimeStep ())
     return;
   Simulator::Cancel (early_ev_);
   early_ev_ = Simulator::Schedule (at, &AsspReceiver::SendRtcp, this, true);

@@ -77,7 +77,11 @@ struct SimConfig {
 
 /* Stream k's group and RTP port (k = 0 for a single-stream session). */
 ns3::Ipv4Address sim_group (const SimConfig &cfg, uint32_t k);
-inline uint16_t sim_port (const SimConfig &cfg, uint32_t k) { return (uint16_t) (cfg.port + 2 * k); }
+inline uint16_t
+sim_port (const SimConfig &cfg, uint32_t k)
+{
+  return (uint16_t) (cfg.port + 2 * k);
+}
 
 /* Parses the file; on error prints "amcast-sim: FILE:LINE: ..." and returns false. */
 bool sim_config_read (const char *path, SimConfig &cfg);
