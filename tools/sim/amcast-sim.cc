@@ -11,7 +11,8 @@
  * group out of every interface whose subtree holds a member, except the one it came in on; a
  * join adds the host after join_latency, a leave removes it after leave_latency (a snooping
  * bridge keeps forwarding until its last-member queries go unanswered). The sender's host is
- * always a member (the receivers' RTCP goes to the group, as in the elements). */
+ * always a member (the receivers' RTCP goes to the group, as in the elements). A simulcast
+ * (ASSP, assp.cc) has one group per stream, each with its own members. */
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -88,7 +89,8 @@ struct QueueCount {
       return 2;
     UdpHeader u;
     item->GetPacket ()->PeekHeader (u);
-    return u.GetDestinationPort () == cfg->port ? 0 : u.GetDestinationPort () == cfg->port + 1 ? 1 : 3;
+    uint16_t p = u.GetDestinationPort (), n = (uint16_t) std::max<size_t> (1, cfg->streams.size ());
+    return p < cfg->port || p >= cfg->port + 2 * n ? 3 : (p - cfg->port) % 2;
   }
   void Enqueue (Ptr<const QueueDiscItem> item) { n[kind (item)][0]++; }
   void Drop (Ptr<const QueueDiscItem> item, const char *)
@@ -106,7 +108,7 @@ struct World {
   std::map<std::string, Ipv4Address> addr;    /* a host's (first) address */
   std::map<std::string, QueueCount> queues;   /* "A>B" of every shaped direction */
   std::map<std::string, std::map<std::string, uint32_t>> via;  /* router -> node -> port */
-  std::map<std::string, Ptr<GroupRouting>> group_routing;      /* per router */
+  std::map<std::string, std::vector<Ptr<GroupRouting>>> group_routing;  /* router -> stream */
   std::vector<Ipv4Address> subnet;            /* per link */
 };
 
@@ -183,12 +185,12 @@ tree_ports (World &w)
 }
 
 static void
-membership (World *w, std::string host, int delta)
+membership (World *w, std::string host, int delta, uint32_t stream)
 {
-  for (auto &[name, gr] : w->group_routing) {
+  for (auto &[name, grs] : w->group_routing) {
     auto it = w->via[name].find (host);
     if (it != w->via[name].end ())
-      gr->members[it->second] += delta;
+      grs.at (stream)->members[it->second] += delta;
   }
 }
 
@@ -313,9 +315,11 @@ main (int argc, char **argv)
     return 2;
   std::string run = argv[2];
   const amcc_protocol *proto = amcc_protocol_find (cfg.protocol.c_str ());
-  if (!proto || !proto->sender || !proto->receiver || proto->max_streams > 1) {
-    fprintf (stderr, "amcast-sim: protocol '%s' is not a single-stream lib/cc protocol\n",
-        cfg.protocol.c_str ());
+  size_t nstreams = std::max<size_t> (1, cfg.streams.size ());
+  if (!proto || !proto->sender || !proto->receiver || proto->max_streams < nstreams
+      || (proto->max_streams > 1 && cfg.streams.empty ())) {
+    fprintf (stderr, "amcast-sim: protocol '%s' is not a lib/cc protocol of %zu stream(s)\n",
+        cfg.protocol.c_str (), nstreams);
     return 2;
   }
   auto wall0 = std::chrono::steady_clock::now ();
@@ -354,36 +358,62 @@ main (int argc, char **argv)
     if (!router)
       continue;
     Ptr<Ipv4> ip4 = w.node[name]->GetObject<Ipv4> ();
-    Ptr<GroupRouting> gr = CreateObject<GroupRouting> ();
-    gr->group = Ipv4Address (cfg.group.c_str ());
-    gr->members.assign (ip4->GetNInterfaces (), 0);
-    DynamicCast<Ipv4ListRouting> (ip4->GetRoutingProtocol ())->AddRoutingProtocol (gr, 100);
-    w.group_routing[name] = gr;
+    for (uint32_t k = 0; k < nstreams; k++) {
+      Ptr<GroupRouting> gr = CreateObject<GroupRouting> ();
+      gr->group = sim_group (cfg, k);
+      gr->members.assign (ip4->GetNInterfaces (), 0);
+      DynamicCast<Ipv4ListRouting> (ip4->GetRoutingProtocol ())->AddRoutingProtocol (gr, 100);
+      w.group_routing[name].push_back (gr);
+    }
   }
-  membership (&w, cfg.sender, 1);
+  for (uint32_t k = 0; k < nstreams; k++)
+    membership (&w, cfg.sender, 1, k);
 
   namespace fs = std::filesystem;
   fs::create_directories (run + "/sender");
   fs::create_directories (run + "/flows");
-  Ptr<VideoSender> snd = Create<VideoSender> (cfg, proto, run);
-  w.node[cfg.sender]->AddApplication (snd);
-  snd->SetStartTime (Seconds (0));
-  snd->SetStopTime (Seconds (cfg.duration_s));
+  std::vector<Ptr<VideoSender>> snds;
+  std::vector<amcc_sender *> ctls;
+  for (uint32_t k = 0; k < nstreams; k++) {
+    int stream = cfg.streams.empty () ? -1 : (int) k;
+    if (stream >= 0)
+      fs::create_directories (run + "/sender/stream" + std::to_string (k));
+    snds.push_back (Create<VideoSender> (cfg, proto, run, stream));
+    w.node[cfg.sender]->AddApplication (snds.back ());
+    snds.back ()->SetStartTime (Seconds (0));
+    snds.back ()->SetStopTime (Seconds (cfg.duration_s));
+    ctls.push_back (snds.back ()->controller ());
+  }
+  if (!cfg.streams.empty () && amcc_sender_group (ctls.data (), ctls.size ()) != AMCC_OK)
+    NS_FATAL_ERROR ("amcc_sender_group refused the " << ctls.size () << " streams");
   Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable> ();
-  std::vector<Ptr<VideoReceiver>> rxs;
+  std::vector<Ptr<Application>> rxs;
   std::vector<uint32_t> ssrcs;
+  /* a simulcast receiver joins and leaves its streams' groups itself */
+  AsspReceiver::Membership igmp = [&w] (const std::string &host, uint32_t stream, int delta,
+      double after_s) {
+    Simulator::Schedule (Seconds (after_s), &membership, &w, host, delta, stream);
+  };
   for (auto &r : cfg.receivers) {
     if (r.trace)
       fs::create_directories (run + "/rx-" + r.name);
     ssrcs.push_back ((uint32_t) u->GetInteger (1, 0xfffffffe));
-    Ptr<VideoReceiver> rx = Create<VideoReceiver> (cfg, proto, r, ssrcs.back (), run);
+    Ptr<Application> rx;
+    if (cfg.streams.empty ())
+      rx = Create<VideoReceiver> (cfg, proto, r, ssrcs.back (), run);
+    else
+      rx = Create<AsspReceiver> (cfg, proto, r, ssrcs.back (), run, igmp);
     w.node[r.host]->AddApplication (rx);
     double leave = std::min (r.leave_s, cfg.duration_s);
     rx->SetStartTime (Seconds (r.join_s));
     rx->SetStopTime (Seconds (leave));
-    Simulator::Schedule (Seconds (r.join_s + cfg.join_latency_s), &membership, &w, r.host, 1);
-    if (leave < cfg.duration_s)
-      Simulator::Schedule (Seconds (leave + cfg.leave_latency_s), &membership, &w, r.host, -1);
+    if (cfg.streams.empty ()) {
+      Simulator::Schedule (Seconds (r.join_s + cfg.join_latency_s), &membership, &w, r.host, 1,
+          0u);
+      if (leave < cfg.duration_s)
+        Simulator::Schedule (Seconds (leave + cfg.leave_latency_s), &membership, &w, r.host, -1,
+            0u);
+    }
     rxs.push_back (rx);
   }
   for (auto &f : cfg.flows) {
@@ -400,22 +430,46 @@ main (int argc, char **argv)
   Simulator::Stop (Seconds (cfg.duration_s + 0.001));
   Simulator::Run ();
   double wall_s = std::chrono::duration<double> (std::chrono::steady_clock::now () - wall0).count ();
+  uint64_t sent = 0, rtcp_in = 0, taken = 0, bad = 0, keys = 0;
+  for (auto &s : snds) {
+    sent += s->packets_sent;
+    rtcp_in += s->rtcp_in;
+    taken += s->app_taken;
+    bad += s->app_bad;
+    keys += s->key_forwarded;
+  }
+  Ptr<VideoSender> snd = snds[0];
   printf ("{\"protocol\": \"%s\", \"sim_s\": %.3f, \"wall_s\": %.3f, \"wall_per_sim_s\": %.5f, "
-      "\"packets_sent\": %llu, \"rtcp_in\": %llu, \"app_taken\": %llu, \"app_malformed\": %llu, "
-      "\"receivers\": {", cfg.protocol.c_str (), cfg.duration_s, wall_s, wall_s / cfg.duration_s,
-      (unsigned long long) snd->packets_sent, (unsigned long long) snd->rtcp_in,
-      (unsigned long long) snd->app_taken, (unsigned long long) snd->app_bad);
-  /* heard: the reports the sender got from it, the first, the longest gap between two */
+      "\"streams\": %zu, \"packets_sent\": %llu, \"rtcp_in\": %llu, \"app_taken\": %llu, "
+      "\"app_malformed\": %llu, \"key_frames_forced\": %llu, \"receivers\": {",
+      cfg.protocol.c_str (), cfg.duration_s, wall_s, wall_s / cfg.duration_s, cfg.streams.size (),
+      (unsigned long long) sent, (unsigned long long) rtcp_in, (unsigned long long) taken,
+      (unsigned long long) bad, (unsigned long long) keys);
+  /* heard: the reports the sender (stream 0's) got from it, the first, the longest gap */
   for (size_t i = 0; i < rxs.size (); i++) {
     VideoSender::Heard hd;
     auto it = snd->heard.find (ssrcs[i]);
     if (it != snd->heard.end ())
       hd = it->second;
+    uint64_t pk, rep;
+    char extra[160] = "";
+    if (cfg.streams.empty ()) {
+      Ptr<VideoReceiver> r = DynamicCast<VideoReceiver> (rxs[i]);
+      pk = r->packets;
+      rep = r->reports_sent;
+    } else {                          /* and what reached it of streams it had left */
+      Ptr<AsspReceiver> r = DynamicCast<AsspReceiver> (rxs[i]);
+      pk = r->packets;
+      rep = r->reports_sent;
+      snprintf (extra, sizeof extra, ", \"switches\": %llu, \"stray\": %llu, "
+          "\"stray_never_joined\": %llu, \"stray_after_leave_max_s\": %.3f",
+          (unsigned long long) r->switches, (unsigned long long) r->stray,
+          (unsigned long long) r->stray_never, r->stray_after_leave_s);
+    }
     printf ("%s\"%s\": {\"packets\": %llu, \"reports\": %llu, \"heard\": %llu, "
-        "\"first_heard_s\": %.3f, \"last_heard_s\": %.3f, \"max_gap_s\": %.3f}", i ? ", " : "",
-        cfg.receivers[i].name.c_str (), (unsigned long long) rxs[i]->packets,
-        (unsigned long long) rxs[i]->reports_sent, (unsigned long long) hd.n, hd.first, hd.last,
-        hd.max_gap);
+        "\"first_heard_s\": %.3f, \"last_heard_s\": %.3f, \"max_gap_s\": %.3f%s}",
+        i ? ", " : "", cfg.receivers[i].name.c_str (), (unsigned long long) pk,
+        (unsigned long long) rep, (unsigned long long) hd.n, hd.first, hd.last, hd.max_gap, extra);
   }
   printf ("}, \"feedback_per_s\": [");
   for (size_t i = 0; i < snd->fb_per_s.size (); i++)
@@ -434,7 +488,7 @@ main (int argc, char **argv)
     sep = ", ";
   }
   printf ("}, \"routing\": \"%s\", \"errors\": %s}\n",
-      cfg.nodes.size () <= TREE_ROUTING_NODES ? "global" : "tree", snd->app_bad ? "true" : "false");
+      cfg.nodes.size () <= TREE_ROUTING_NODES ? "global" : "tree", bad ? "true" : "false");
   Simulator::Destroy ();
   return 0;
 }

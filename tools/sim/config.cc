@@ -5,6 +5,8 @@
  *   duration S | t0 S | seed N | protocol NAME | group ADDR PORT
  *   video FPS KEY_INT INITIAL_BPS MIN_BPS MAX_BPS RTCP_MS
  *   igmp JOIN_S LEAVE_S
+ *   stream MIN_BPS MAX_BPS          (simulcast: one per stream, lowest first)
+ *   knee_hold S                     (simulcast receivers' knee_hold; absent: lib/cc's default)
  *   jitter MEAN_MS                  (the delay line's extra delay, 0 = none)
  *   node NAME host|router
  *   link A B RATE_AB RATE_BA QUEUE_AB QUEUE_BA DELAY_AB_MS DELAY_BA_MS LOSS_AB LOSS_BA
@@ -22,6 +24,12 @@ amcc_time
 sim_now (const SimConfig &cfg)
 {
   return (amcc_time) (cfg.t0 * 1e9) + ns3::Simulator::Now ().GetNanoSeconds ();
+}
+
+ns3::Ipv4Address
+sim_group (const SimConfig &cfg, uint32_t k)
+{
+  return ns3::Ipv4Address (ns3::Ipv4Address (cfg.group.c_str ()).Get () + k);
 }
 
 bool
@@ -54,6 +62,12 @@ sim_config_read (const char *path, SimConfig &cfg)
     else if (k == "video")
       ok = !!(s >> cfg.fps >> cfg.key_int >> cfg.initial_bps >> cfg.min_bps >> cfg.max_bps
           >> cfg.rtcp_ms);
+    else if (k == "stream") {
+      SimStream st;
+      ok = !!(s >> st.min_bps >> st.max_bps) && st.min_bps > 0 && st.min_bps < st.max_bps;
+      cfg.streams.push_back (st);
+    } else if (k == "knee_hold")
+      ok = !!(s >> cfg.knee_hold_s) && cfg.knee_hold_s >= 0;
     else if (k == "jitter")
       ok = !!(s >> cfg.delay_jitter_ms);
     else if (k == "igmp")

@@ -11,6 +11,7 @@
 #define AMCAST_SIM_H
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,6 +48,11 @@ struct SimFlow {
   std::vector<std::pair<double, double>> on;   /* on-periods, scenario seconds */
 };
 
+/* one stream of a simulcast (ASSP) ladder, lowest first: the sender's limits */
+struct SimStream {
+  double min_bps, max_bps;
+};
+
 struct SimConfig {
   double duration_s = 0, t0 = 0;
   uint64_t seed = 1;
@@ -57,6 +63,10 @@ struct SimConfig {
   uint32_t key_int = 25, rtcp_ms = 1000;
   /* the IGMP model: a route appears this long after a join, goes this long after a leave */
   double join_latency_s = 0.005, leave_latency_s = 2.0;
+  /* simulcast (ASSP, assp.cc): stream k on group + k, RTP port + 2k, RTCP port + 2k + 1 (as
+   * amcast-node); empty = one stream on group/port */
+  std::vector<SimStream> streams;
+  double knee_hold_s = -1;    /* ASSP receivers' knee_hold (lib/cc/README.md), -1 = lib/cc's */
   /* the delay line's own extra delay on delayed links (amcast-sim.cc, DelayLineChannel) */
   double delay_jitter_ms = 0.2;
   std::vector<std::pair<std::string, bool>> nodes;  /* name, is a router */
@@ -65,6 +75,14 @@ struct SimConfig {
   std::vector<SimFlow> flows;
 };
 
+/* Stream k's group and RTP port (k = 0 for a single-stream session). */
+ns3::Ipv4Address sim_group (const SimConfig &cfg, uint32_t k);
+inline uint16_t
+sim_port (const SimConfig &cfg, uint32_t k)
+{
+  return (uint16_t) (cfg.port + 2 * k);
+}
+
 /* Parses the file; on error prints "amcast-sim: FILE:LINE: ..." and returns false. */
 bool sim_config_read (const char *path, SimConfig &cfg);
 
@@ -72,6 +90,35 @@ bool sim_config_read (const char *path, SimConfig &cfg);
 amcc_time sim_now (const SimConfig &cfg);
 
 /* ---- the video session (video.cc) ---- */
+/* Packets carry these headers of this program (not RTP/RTCP bytes) padded to the size the real
+ * packet has on the wire. */
+static const uint32_t MAGIC_RTP = 0x414d5254, MAGIC_RTCP = 0x414d5243;
+enum { T_SR = 200, T_RR = 201, T_BYE = 203, T_PLI = 206 };
+static const uint32_t RTCP_MTU = 1400;
+static const uint32_t SDES_BYTES = 20;        /* SDES with a CNAME in every compound packet */
+
+struct RtpHdr {
+  uint32_t magic, ssrc, extseq, rtp_ts, frame;
+  uint32_t key_start;                 /* first packet of a key frame (asspsrc switches there) */
+  int64_t send_time;
+};
+
+struct RtcpHdr {
+  uint32_t magic;
+  uint8_t type, has_block, has_app, subtype;
+  uint32_t ssrc, ntp_mid32;
+  uint32_t about, lsr, dlsr;        /* one report block (a PLI: about = the media SSRC) */
+  char name[4];
+  uint32_t app_len;
+};
+
+ns3::Ptr<ns3::Packet> sim_packet (const void *hdr, size_t hlen, const uint8_t *extra, size_t elen,
+    uint32_t wire);
+uint32_t sim_rtcp_bytes (const RtcpHdr &h);
+ns3::Ptr<ns3::Socket> sim_udp_socket (ns3::Ptr<ns3::Node> node, uint16_t port,
+    ns3::Callback<void, ns3::Ptr<ns3::Socket>> recv);
+uint32_t sim_ntp_mid32 (const SimConfig &cfg);
+
 /* One RTCP timer as rtpsession runs it (RFC 3550 6.3): deterministic interval from the session
  * bandwidth and group size with the configured minimum, randomised over [0.5, 1.5] and divided
  * by e - 3/2; the first one after half the minimum. */
@@ -86,9 +133,13 @@ struct RtcpTimer {
 
 class VideoSender : public ns3::Application {
  public:
-  VideoSender (const SimConfig &cfg, const amcc_protocol *proto, const std::string &run_dir);
+  /* stream < 0: the single-stream session ([video]'s limits, RUN/sender/); else stream k of
+   * cfg.streams (its group, ports and limits, starting at its lower limit; RUN/sender/streamK/) */
+  VideoSender (const SimConfig &cfg, const amcc_protocol *proto, const std::string &run_dir,
+      int stream = -1);
   ~VideoSender () override;
-  uint64_t packets_sent = 0;
+  amcc_sender *controller () { return cc_; }
+  uint64_t packets_sent = 0, key_requests = 0, key_forwarded = 0;
   uint64_t rtcp_in = 0, app_taken = 0, app_bad = 0;
   /* feedback as the sender hears it: receiver reports (RR, not BYE) and those with an APP, per
    * simulated second; per receiver SSRC: reports, first and last, longest gap between two */
@@ -108,9 +159,13 @@ class VideoSender : public ns3::Application {
 
   const SimConfig &cfg_;
   amcc_sender *cc_ = nullptr;
+  ns3::Ipv4Address group_;
+  uint16_t port_;
   ns3::Ptr<ns3::Socket> rtp_, rtcp_;
   uint32_t ssrc_;
-  uint32_t seq_ = 0, frame_ = 0;
+  uint32_t seq_ = 0, frame_ = 0, since_key_ = 0;
+  bool force_key_ = false;            /* a PLI asked for a key frame (asspsimulcast) */
+  ns3::Time key_at_;
   double gop_bps_ = 0;
   struct Queued { uint32_t size, frame; char type; uint32_t rtp_ts; };
   std::vector<Queued> queue_;
@@ -157,6 +212,69 @@ class VideoReceiver : public ns3::Application {
   double sender_bps_ = 0;
   std::unordered_map<uint32_t, ns3::Time> peers_;        /* SSRCs heard in RTCP, last heard */
   FILE *rd_ = nullptr, *stats_ = nullptr;
+  uint64_t bytes_ = 0, bytes_at_row_ = 0;
+  double row_time_ = 0;
+};
+
+/* ---- simulcast (assp.cc) ---- */
+/* An ASSP receiver as asspsrc runs one: starts on stream 0; when lib/cc wants another stream it
+ * joins that group ahead, asks its sender for a key frame (PLI) at its first packet, switches
+ * at the first key frame (amcc_receiver_set_stream), says BYE on the old session and leaves
+ * its group. Traces: rx-NAME/streamK/{rd.txt,stats.csv}, rx-NAME/switches.csv. */
+class AsspReceiver : public ns3::Application {
+ public:
+  /* the IGMP model: after after_s, host's membership of stream's group changes by delta */
+  using Membership = std::function<void (const std::string &host, uint32_t stream, int delta,
+      double after_s)>;
+  AsspReceiver (const SimConfig &cfg, const amcc_protocol *proto, const SimReceiver &rx,
+      uint32_t ssrc, const std::string &run_dir, Membership igmp);
+  ~AsspReceiver () override;
+  uint64_t packets = 0, reports_sent = 0, switches = 0;
+  /* packets of a stream not joined that still reached the host: after a leave (the IGMP
+   * model's leave latency; the longest time after it) and of a stream never joined */
+  uint64_t stray = 0, stray_never = 0;
+  double stray_after_leave_s = 0;
+
+ private:
+  struct Stream {                     /* one stream's session as this receiver sees it */
+    ns3::Ptr<ns3::Socket> rtp, rtcp;
+    bool joined = false;
+    double left_s = -1;               /* simulated time of the last leave, -1 never */
+    uint32_t sender_ssrc = 0, lsr = 0;
+    ns3::Time sr_arrival;
+    std::unordered_map<uint32_t, ns3::Time> peers;
+    FILE *rd = nullptr, *stats = nullptr;
+  };
+  void StartApplication () override;
+  void StopApplication () override;
+  void OnRtp (ns3::Ptr<ns3::Socket> s);
+  void OnRtcp (ns3::Ptr<ns3::Socket> s);
+  void Join (uint32_t k);
+  void Leave (uint32_t k);
+  void Follow (uint32_t k, const RtpHdr &h);
+  void SendRtcp (bool early);
+  void SendTo (uint32_t k, RtcpHdr &h, const uint8_t *payload);
+  void ScheduleEarly ();
+  double Interval ();
+  int StreamOf (ns3::Ptr<ns3::Socket> s, bool rtcp) const;
+
+  const SimConfig &cfg_;
+  const amcc_protocol *proto_;
+  SimReceiver rx_;
+  std::string dir_;
+  Membership igmp_;
+  amcc_receiver *cc_ = nullptr;
+  uint32_t ssrc_;
+  std::vector<Stream> st_;
+  uint32_t on_ = 0;
+  int joining_ = -1;                  /* the stream joined ahead, -1 none */
+  bool key_asked_ = false;
+  ns3::Time decided_at_;
+  ns3::EventId rtcp_ev_, early_ev_;
+  ns3::Time last_rtcp_;
+  RtcpTimer timer_;
+  double sender_bps_ = 0;
+  FILE *switches_ = nullptr;
   uint64_t bytes_ = 0, bytes_at_row_ = 0;
   double row_time_ = 0;
 };

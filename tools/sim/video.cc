@@ -42,28 +42,11 @@ static const double PACING_FACTOR = 1.5;
 static const Time PACING_SLOT = MilliSeconds (10);
 /* an early RTCP packet (RFC 4585) at most this often, as asmpsrc asks for one */
 static const Time EARLY_GAP = MilliSeconds (50);
-static const uint32_t RTCP_MTU = 1400;
-static const uint32_t SDES_BYTES = 20;        /* SDES with a CNAME in every compound packet */
+/* asspsimulcast's key-interval: one PLI per stream per second reaches the encoder */
+static const Time KEY_REQUEST_INTERVAL = Seconds (1);
 
-static const uint32_t MAGIC_RTP = 0x414d5254, MAGIC_RTCP = 0x414d5243;
-enum { T_SR = 200, T_RR = 201, T_BYE = 203 };
-
-struct RtpHdr {
-  uint32_t magic, ssrc, extseq, rtp_ts, frame;
-  int64_t send_time;
-};
-
-struct RtcpHdr {
-  uint32_t magic;
-  uint8_t type, has_block, has_app, subtype;
-  uint32_t ssrc, ntp_mid32;
-  uint32_t about, lsr, dlsr;        /* one report block */
-  char name[4];
-  uint32_t app_len;
-};
-
-static Ptr<Packet>
-make_packet (const void *hdr, size_t hlen, const uint8_t *extra, size_t elen, uint32_t wire)
+Ptr<Packet>
+sim_packet (const void *hdr, size_t hlen, const uint8_t *extra, size_t elen, uint32_t wire)
 {
   std::vector<uint8_t> buf (std::max<size_t> (wire, hlen + elen), 0);
   memcpy (buf.data (), hdr, hlen);
@@ -73,14 +56,16 @@ make_packet (const void *hdr, size_t hlen, const uint8_t *extra, size_t elen, ui
 }
 
 /* RTCP compound size on the wire (UDP payload): SR 28 or RR 8, a report block 24, SDES, APP */
-static uint32_t
-rtcp_bytes (const RtcpHdr &h)
+uint32_t
+sim_rtcp_bytes (const RtcpHdr &h)
 {
   uint32_t n = (h.type == T_SR ? 28 : 8) + (h.has_block ? 24 : 0) + SDES_BYTES;
   if (h.has_app)
     n += 12 + h.app_len;
   if (h.type == T_BYE)
     n = 8 + 8 + SDES_BYTES;
+  if (h.type == T_PLI)                /* RR, SDES, PSFB PLI (RFC 4585 6.3.1) */
+    n = 8 + SDES_BYTES + 12;
   return n;
 }
 
@@ -90,14 +75,14 @@ wall (const SimConfig &cfg)
   return cfg.t0 + Simulator::Now ().GetSeconds ();
 }
 
-static uint32_t
-ntp_mid32_now (const SimConfig &cfg)
+uint32_t
+sim_ntp_mid32 (const SimConfig &cfg)
 {
   return amcc_ntp_mid32 (amcc_ntp64_from_unix (sim_now (cfg)));
 }
 
-static Ptr<Socket>
-udp_socket (Ptr<Node> node, uint16_t port, Callback<void, Ptr<Socket>> recv)
+Ptr<Socket>
+sim_udp_socket (Ptr<Node> node, uint16_t port, Callback<void, Ptr<Socket>> recv)
 {
   Ptr<Socket> s = Socket::CreateSocket (node, UdpSocketFactory::GetTypeId ());
   s->Bind (InetSocketAddress (Ipv4Address::GetAny (), port));
@@ -124,15 +109,19 @@ RtcpTimer::next_interval (double session_bps, uint32_t members, bool is_sender,
 
 /* ======================= sender ======================= */
 VideoSender::VideoSender (const SimConfig &cfg, const amcc_protocol *proto,
-    const std::string &run_dir) : cfg_ (cfg)
+    const std::string &run_dir, int stream) : cfg_ (cfg)
 {
+  uint32_t k = stream < 0 ? 0 : (uint32_t) stream;
+  group_ = sim_group (cfg, k);
+  port_ = sim_port (cfg, k);
+  since_key_ = cfg.key_int;           /* the first frame is a key frame */
   amcc_ctl_config c;
   amcc_ctl_config_init (&c);
-  c.initial_bps = cfg.initial_bps;
-  c.min_bps = cfg.min_bps;
-  c.max_bps = cfg.max_bps;
+  c.initial_bps = stream < 0 ? cfg.initial_bps : cfg.streams[k].min_bps;
+  c.min_bps = stream < 0 ? cfg.min_bps : cfg.streams[k].min_bps;
+  c.max_bps = stream < 0 ? cfg.max_bps : cfg.streams[k].max_bps;
   c.rtcp_interval = (amcc_time) cfg.rtcp_ms * AMCC_NS_PER_MS;
-  c.seed = cfg.seed * 0x9e3779b97f4a7c15ULL + 1;
+  c.seed = cfg.seed * 0x9e3779b97f4a7c15ULL + 1 + k;
   c.proofs = 1;                       /* as asmpsink: a report counts once it echoed our SR */
   jitter_ = CreateObject<UniformRandomVariable> ();
   timer_.u = CreateObject<UniformRandomVariable> ();
@@ -143,9 +132,10 @@ VideoSender::VideoSender (const SimConfig &cfg, const amcc_protocol *proto,
   if (!cc_)
     NS_FATAL_ERROR ("amcc_sender_new refused the [video] rates (initial " << cfg.initial_bps
         << ", min " << cfg.min_bps << ", max " << cfg.max_bps << " bit/s)");
-  gop_bps_ = cfg.initial_bps;
-  sd_ = fopen ((run_dir + "/sender/sd.txt").c_str (), "w");
-  rate_ = fopen ((run_dir + "/sender/rate.csv").c_str (), "w");
+  gop_bps_ = c.initial_bps;
+  std::string dir = run_dir + "/sender" + (stream < 0 ? "" : "/stream" + std::to_string (k));
+  sd_ = fopen ((dir + "/sd.txt").c_str (), "w");
+  rate_ = fopen ((dir + "/rate.csv").c_str (), "w");
   if (rate_)
     fprintf (rate_, "time_s,target_bps,sent_bps,receivers,min_receiver_bps,protocol\n");
 }
@@ -163,8 +153,8 @@ VideoSender::~VideoSender ()
 void
 VideoSender::StartApplication ()
 {
-  rtp_ = udp_socket (GetNode (), 0, MakeCallback (&VideoSender::Drain, this));
-  rtcp_ = udp_socket (GetNode (), cfg_.port + 1, MakeCallback (&VideoSender::OnRtcp, this));
+  rtp_ = sim_udp_socket (GetNode (), 0, MakeCallback (&VideoSender::Drain, this));
+  rtcp_ = sim_udp_socket (GetNode (), port_ + 1, MakeCallback (&VideoSender::OnRtcp, this));
   row_time_ = wall (cfg_);
   last_rtcp_ = Simulator::Now ();
   NextFrame ();
@@ -202,7 +192,10 @@ void
 VideoSender::NextFrame ()
 {
   amcc_time now = sim_now (cfg_);
-  bool key = frame_ % cfg_.key_int == 0;
+  /* x264 restarts its GOP at a forced key frame */
+  bool key = force_key_ || since_key_ >= cfg_.key_int;
+  since_key_ = key ? 1 : since_key_ + 1;
+  force_key_ = false;
   if (key)
     gop_bps_ = amcc_sender_rate (cc_, now);
   double gop_bytes = gop_bps_ * cfg_.key_int / cfg_.fps / 8;
@@ -213,7 +206,7 @@ VideoSender::NextFrame ()
   uint32_t ts = (uint32_t) std::llround (frame_ * 90000.0 / cfg_.fps);
   char type = key ? 'I' : 'P';
   /* x264enc's access unit delimiter, then (key frames) SPS and PPS, each a packet of its own */
-  queue_.push_back ({RTP_HEADER + AUD_NAL + EXT_BYTES, frame_, type, ts});
+  queue_.push_back ({RTP_HEADER + AUD_NAL + EXT_BYTES, frame_, key ? 'K' : type, ts});
   if (key) {
     queue_.push_back ({RTP_HEADER + SPS_NAL + EXT_BYTES, frame_, type, ts});
     queue_.push_back ({RTP_HEADER + PPS_NAL + EXT_BYTES, frame_, type, ts});
@@ -244,12 +237,13 @@ VideoSender::Pace ()
     }
     const Queued &q = queue_[queue_head_++];
     amcc_time t = sim_now (cfg_);
-    RtpHdr h = {MAGIC_RTP, ssrc_, seq_, q.rtp_ts, q.frame, t};
-    rtp_->SendTo (make_packet (&h, sizeof h, nullptr, 0, q.size), 0,
-        InetSocketAddress (Ipv4Address (cfg_.group.c_str ()), cfg_.port));
+    RtpHdr h = {MAGIC_RTP, ssrc_, seq_, q.rtp_ts, q.frame, q.type == 'K', t};
+    rtp_->SendTo (sim_packet (&h, sizeof h, nullptr, 0, q.size), 0,
+        InetSocketAddress (group_, port_));
     if (sd_)
       fprintf (sd_, "%.6f id %llu udp %u %u %c\n", wall (cfg_),
-          (unsigned long long) (((uint64_t) ssrc_ << 32) | seq_), q.size, q.frame, q.type);
+          (unsigned long long) (((uint64_t) ssrc_ << 32) | seq_), q.size, q.frame,
+          q.type == 'K' ? 'I' : q.type);
     amcc_sender_on_rtp_sent (cc_, t, q.size);
     seq_++;
     packets_sent++;
@@ -271,7 +265,7 @@ VideoSender::SendRtcp (bool early)
   h.magic = MAGIC_RTCP;
   h.type = T_SR;
   h.ssrc = ssrc_;
-  h.ntp_mid32 = ntp_mid32_now (cfg_);
+  h.ntp_mid32 = sim_ntp_mid32 (cfg_);
   amcc_sender_on_sr_sent (cc_, now, h.ntp_mid32);
   uint8_t payload[RTCP_MTU];
   amcc_app app;
@@ -282,8 +276,9 @@ VideoSender::SendRtcp (bool early)
     h.subtype = app.subtype;
     h.app_len = (uint32_t) app.len;
   }
-  rtcp_->SendTo (make_packet (&h, sizeof h, payload, h.has_app ? h.app_len : 0, rtcp_bytes (h)),
-      0, InetSocketAddress (Ipv4Address (cfg_.group.c_str ()), cfg_.port + 1));
+  rtcp_->SendTo (sim_packet (&h, sizeof h, payload, h.has_app ? h.app_len : 0,
+          sim_rtcp_bytes (h)),
+      0, InetSocketAddress (group_, port_ + 1));
   /* rate.csv: one row per RTCP packet, as asmpsink's stats message */
   double target = amcc_sender_rate (cc_, now);
   amcc_sender_stats st;
@@ -341,6 +336,16 @@ VideoSender::OnRtcp (Ptr<Socket> s)
       amcc_sender_on_bye (cc_, now, h.ssrc);
       continue;
     }
+    if (h.type == T_PLI) {            /* ours: one per KEY_REQUEST_INTERVAL reaches the encoder */
+      key_requests += h.about == ssrc_;
+      if (h.about == ssrc_ && (!key_forwarded || Simulator::Now () - key_at_
+              >= KEY_REQUEST_INTERVAL)) {
+        force_key_ = true;
+        key_at_ = Simulator::Now ();
+        key_forwarded++;
+      }
+      continue;
+    }
     if (h.type == T_RR) {
       double t = Simulator::Now ().GetSeconds ();
       size_t sec = (size_t) t;
@@ -359,7 +364,7 @@ VideoSender::OnRtcp (Ptr<Socket> s)
     }
     if (h.has_block)
       amcc_sender_on_report_block (cc_, now, h.ssrc, h.about, h.lsr, h.dlsr,
-          ntp_mid32_now (cfg_));
+          sim_ntp_mid32 (cfg_));
     if (h.has_app) {
       amcc_app_result r = amcc_sender_on_app (cc_, now, h.ssrc, h.name, h.subtype, payload,
           h.app_len);
@@ -412,8 +417,8 @@ VideoReceiver::StartApplication ()
   cc_ = amcc_receiver_new (proto_, &c, sim_now (cfg_));
   if (!cc_)
     NS_FATAL_ERROR ("amcc_receiver_new failed for " << rx_.name);
-  rtp_ = udp_socket (GetNode (), cfg_.port, MakeCallback (&VideoReceiver::OnRtp, this));
-  rtcp_ = udp_socket (GetNode (), cfg_.port + 1, MakeCallback (&VideoReceiver::OnRtcp, this));
+  rtp_ = sim_udp_socket (GetNode (), cfg_.port, MakeCallback (&VideoReceiver::OnRtp, this));
+  rtcp_ = sim_udp_socket (GetNode (), cfg_.port + 1, MakeCallback (&VideoReceiver::OnRtcp, this));
   row_time_ = wall (cfg_);
   last_rtcp_ = Simulator::Now ();
   rtcp_ev_ = Simulator::Schedule (Seconds (timer_.next_interval (cfg_.initial_bps, 2, false, 1,
@@ -559,7 +564,8 @@ VideoReceiver::SendRtcp (bool early, bool bye)
       h.app_len = (uint32_t) app.len;
     }
   }
-  rtcp_->SendTo (make_packet (&h, sizeof h, payload, h.has_app ? h.app_len : 0, rtcp_bytes (h)),
+  rtcp_->SendTo (sim_packet (&h, sizeof h, payload, h.has_app ? h.app_len : 0,
+          sim_rtcp_bytes (h)),
       0, InetSocketAddress (Ipv4Address (cfg_.group.c_str ()), cfg_.port + 1));
   last_rtcp_ = tnow;
   if (bye)

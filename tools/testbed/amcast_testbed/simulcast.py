@@ -126,7 +126,8 @@ def receiver(run, meta, r, win, users_by_link, sent_by_stream):
         for a, b in seg:   # packets sent from the first to the last that arrived in this stretch
             ts = [sd[p][0] for p, (ta, _) in mine.items() if a <= ta <= b and p in sd]
             if ts:
-                exp = [p for p, (ts_, _) in sd.items() if min(ts) <= ts_ <= max(ts)]
+                lo, hi = min(ts), max(ts)     # once: per packet it made this quadratic
+                exp = [p for p, (ts_, _) in sd.items() if lo <= ts_ <= hi]
                 expected += len(exp)
                 lost += sum(1 for p in exp if p not in mine)
         delays += [(ta - sd[p][0]) * 1e3 for p, (ta, _) in mine.items() if p in sd]
