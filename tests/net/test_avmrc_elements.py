@@ -58,12 +58,12 @@ def session(run):
         t.exec('r', ['ip', 'link', 'set', 'br0', 'type', 'bridge', 'mcast_last_member_interval',
                      str(LAST_MEMBER_CS)])
         rx = {n: t.run(n, [PEER, 'recv', '--iface', t.iface(n), '--duration', str(SEND_S + 2),
-                           '--trace', os.path.join(run, n)], log=logs[n], env=env)
+                           '--trace', os.path.join(run, f'rx-{n}')], log=logs[n], env=env)
               for n in ('fast', 'slow')}
         t.wait_snooping()
         time.sleep(1.0)
-        tx = t.run('tx', [PEER, 'send', '--iface', t.iface('tx'), '--duration', str(SEND_S)],
-                   log=logs['sender'], env=env)
+        tx = t.run('tx', [PEER, 'send', '--iface', t.iface('tx'), '--duration', str(SEND_S),
+                          '--run', run], log=logs['sender'], env=env)
         procs = [tx] + list(rx.values())
         for p in procs:
             try:
