@@ -200,9 +200,12 @@ def evaluate_network(sd, frames, rd, changes, nlayers):
                    'at': min(rx) if rx else f['g'] + d,     # its first packet's arrival
                    'expected': all(expected[pid] for pid in f['ids']),
                    'complete': len(rx) == len(f['ids'])})
+    # the window: from the first packet to the last, and on to the next layer-0 frame after it
+    # (the frames of upper layers between are slots that repeat the last picture: frame rate)
+    t_end = min([r['at'] for r in fr if r['layer'] == 0 and r['at'] > t_last] + [math.inf])
     for r in fr:
         r['level'] = level_at(changes, r['at'])
-        r['in_window'] = t_first <= r['at'] <= t_last
+        r['in_window'] = t_first <= r['at'] and (r['at'] <= t_last or r['at'] < t_end)
     return {'delay_median_s': d, 't_first': t_first, 't_last': t_last, 'periods': per,
             'join_latency_s': lat, 'layers': lay, 'frames': fr}
 
