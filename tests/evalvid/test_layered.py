@@ -53,6 +53,14 @@ def hand_made(build, tmp):
     check(per == [[(0.5, 10.0)], [(5.0, 8.0)], [(6.0, 8.0)]], f'on_periods: {per}')
     check(lat == [4.0, 6.0 - 1.001, None], f'join latency: first packet of the top layer added - add: {lat}')
 
+    # clean: the key frame decoded and no expected frame of the same or a lower layer lost since;
+    # refs_not_held: after a frame of a layer 1..L-1 of the base-layer period not decoded
+    fr = [{'frame': i, 'layer': L, 'type': 'I' if i in (0, 8) else 'P', 'expected': e}
+          for i, (L, e) in enumerate(zip([0, 2, 1, 2, 0, 2, 1, 2, 0, 2], [1, 0, 0, 1, 1, 1, 1, 1, 1, 1]))]
+    dec = {0, 1, 3, 4, 5, 7, 8, 9}        # 2 not held, 6 (layer 1) lost
+    check(EL.clean_frames(fr, dec) == {0, 1, 3, 4, 5, 8, 9}, f'clean_frames: {EL.clean_frames(fr, dec)}')
+    check(EL.refs_not_held(fr, dec) == {3, 7}, f'refs_not_held: {EL.refs_not_held(fr, dec)}')
+
     run = os.path.join(tmp, 'hand')
     make_run(run)
     check(EL.is_layered(run), 'an sd.txt with a layer column is a layered run')

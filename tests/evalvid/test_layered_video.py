@@ -2,7 +2,7 @@
 tests/net/avmrc_peer.py's layer flags; 160x120, 40 frames at 30 fps, key frames 0 and 20), one
 packet per frame sent at 100 + i/30 and received 10 ms later. Receivers: at each fixed level
 (l1, l2, l3), l3 losing frame 8 (layer 0), and one going from 1 to 3 layers before frame 10 and
-back to 1 before frame 30 (sw)."""
+back to 1 before frame 30 (sw), one adding two layers between frames 10 and 11 (jump)."""
 import os, struct
 
 import evtest as T
@@ -80,7 +80,10 @@ def make_run(run):
     rxs = {'l1': ([], lambda i, t: 1, ()), 'l2': ([(99.0, 1, 2)], lambda i, t: 2, ()),
            'l3': ([(99.0, 1, 3)], lambda i, t: 3, ()), 'lost': ([(99.0, 1, 3)], lambda i, t: 3, (8,)),
            'sw': ([(g[9] + 0.01 + half, 1, 3), (g[29] + 0.01 + half, 3, 1)],
-                  lambda i, t: 3 if 9 < i < 30 else 1, ())}
+                  lambda i, t: 3 if 9 < i < 30 else 1, ()),
+           # two layers added at once after frame 10 (layer 1): frame 11 (layer 2) references
+           # frame 10, which this receiver never had
+           'jump': ([(g[10] + 0.01 + half, 1, 3)], lambda i, t: 3 if i > 10 else 1, ())}
     for name, (changes, level, lose) in rxs.items():
         d = os.path.join(run, f'rx-{name}')
         os.makedirs(d)
@@ -148,3 +151,14 @@ def video(build, tmp):
     lv = {x['level']: x for x in T.read_csv(os.path.join(rep, 'sw.levels.csv'))}
     check((lv['1']['slots'], lv['1']['displayed_frames'], lv['3']['slots'], lv['3']['displayed_frames'])
           == ('20', '5', '20', '20'), 'sw: 20 slots at each level, 5 and 20 frames displayed')
+    j = rc['jump']
+    fr = T.read_csv(os.path.join(rep, 'jump.frames.csv'))
+    # frames 0 4 8 at one layer, every frame from 11 on; frame 11 is the only one that may differ
+    # from the loss-free picture, and if it does it is for its reference not held (frame 10)
+    check([x['frame'] for x in fr if x['shown'] == x['frame']] == [str(i) for i in [0, 4, 8] + list(range(11, 40))],
+          'jump: frames displayed')
+    check(j['frames_decode_errors'] == '0.0' and j['frames_impaired_by_loss'] == '0.0' and
+          float(j['frames_refs_not_held']) + float(j['frames_identical']) == 32 and
+          all(x['identical'] == '1' for x in fr[12:]),
+          f'jump: no decoding error, frame 11 at most impaired by its reference not held '
+          f'({j["frames_refs_not_held"]}, {j["frames_identical"]} identical)')

@@ -243,6 +243,24 @@ def clean_frames(fr, decoded):
     return out
 
 
+def refs_not_held(fr, decoded):
+    """Decoded frames of layer L for which a frame of a layer 1..L-1 since the last layer-0 frame
+    was not decoded, though not lost (its layer was not held yet, e.g. two layers added within a
+    few frames, or the end of the run): with the encoder's pattern (tests/net/avmrc_peer.py) an
+    upper-layer frame references the lower layers' frames of its base-layer period, so such a
+    frame decodes from a reference the receiver does not have. Not counted as decoding errors."""
+    out, gap = set(), set()
+    for r in fr:
+        j, L = r['frame'], r['layer']
+        if L == 0:
+            gap = set()
+        elif j in decoded and any(0 < x < L for x in gap):
+            out.add(j)
+        if j not in decoded:
+            gap.add(L)
+    return out
+
+
 def runs(flags):
     """Lengths of the runs of true flags."""
     out, cur = [], 0
@@ -307,10 +325,10 @@ def level_fractions(frames, nlayers):
     return {k: sum(1 for f in frames if f['layer'] < k) / n for k in range(1, nlayers + 1)}
 
 
-def per_level(fr, nlayers, frac, fps, psnr=None, identical=None, clean=()):
+def per_level(fr, nlayers, frac, fps, psnr=None, identical=None, clean=(), nohold=()):
     """Per level k: slots at it, their time, expected/displayed frames, displayed frames identical
-    to the loss-free decode, with intact references (clean) and clean but not identical (decode
-    errors), frozen slots, measured and nominal fps, mean luma PSNR of the displayed frames and
+    to the loss-free decode, with intact references (clean), clean but not identical because a
+    reference was of a layer not held (refs_not_held) and for no known reason (decode_errors), frozen slots, measured and nominal fps, mean luma PSNR of the displayed frames and
     of every slot."""
     out = []
     for k in range(1, nlayers + 1):
@@ -326,7 +344,10 @@ def per_level(fr, nlayers, frac, fps, psnr=None, identical=None, clean=()):
         if identical is not None:
             row['identical_frames'] = sum(1 for r in disp if r['frame'] in identical)
             row['clean_frames'] = sum(1 for r in disp if r['frame'] in clean)
-            row['decode_errors'] = sum(1 for r in disp if r['frame'] in clean and r['frame'] not in identical)
+            row['refs_not_held'] = sum(1 for r in disp if r['frame'] in clean and r['frame'] in nohold
+                                       and r['frame'] not in identical)
+            row['decode_errors'] = sum(1 for r in disp if r['frame'] in clean and r['frame'] not in nohold
+                                       and r['frame'] not in identical)
         if psnr is not None:
             pd = [psnr[r['frame']] for r in disp if r['frame'] in psnr]
             pa = [psnr[r['frame']] for r in rs if r['frame'] in psnr]
@@ -555,7 +576,7 @@ def evaluate(a, runp, rep, work, meta, run, tool, parse_psnr_summary, parse_mos,
         else:
             decoded = {r['frame'] for r in fr if r['complete'] and r['in_window']}
         display(fr, decoded)
-        clean = clean_frames(fr, decoded)
+        clean, nohold = clean_frames(fr, decoded), refs_not_held(fr, decoded)
         for r in fr:
             r['decoded'] = r['frame'] in decoded if r['complete'] else None
             r['identical'] = (r['frame'] in identical) if identical is not None and r['frame'] in decoded else None
@@ -597,10 +618,11 @@ def evaluate(a, runp, rep, work, meta, run, tool, parse_psnr_summary, parse_mos,
         ch_rows = [{'time_s': round(tc - t0, 3), 'from': frm, 'to': to,
                     'join_latency_ms': None if lat is None else round(1e3 * lat, 1), **c}
                    for (tc, frm, to), lat, c in zip(changes, net['join_latency_s'], chg)]
-        lv = per_level(fr, nlayers, frac, fps, psnr, identical, clean)
+        lv = per_level(fr, nlayers, frac, fps, psnr, identical, clean, nohold)
         bins = fps_bins(fr, frac, fps, t0)
         at_ch = sum(c['frozen_slots'] for c in chg)
         row['slots_frozen_at_changes_by_loss'] = float(sum(c['frozen_by_loss'] for c in chg))
+        row['slots_frozen_by_loss'] = float(sum(1 for r in fr if r['frozen'] and not fr[r['target']]['complete']))
         lats = [x for x in net['join_latency_s'] if x is not None]
         row.update(
             level_final=float(level_at(changes, net['t_last'])),
@@ -613,7 +635,9 @@ def evaluate(a, runp, rep, work, meta, run, tool, parse_psnr_summary, parse_mos,
             frames_displayed=float(sum(1 for r in win if r['shown'] == r['frame'])),
             frames_identical=float(len(identical)) if identical is not None else None,
             frames_clean=float(len(clean)),
-            frames_decode_errors=float(sum(1 for j in clean if j not in identical))
+            frames_refs_not_held=float(sum(1 for j in clean & nohold if j not in identical))
+            if identical is not None else None,
+            frames_decode_errors=float(sum(1 for j in clean - nohold if j not in identical))
             if identical is not None else None,
             frames_impaired_by_loss=float(sum(1 for j in decoded - clean if j not in identical))
             if identical is not None else None,
@@ -632,7 +656,7 @@ def evaluate(a, runp, rep, work, meta, run, tool, parse_psnr_summary, parse_mos,
                 'loss_pct', 'bytes_received'])
         _write(os.path.join(rep, f'{name}.levels.csv'), lv,
                ['level', 'slots', 'time_s', 'expected_frames', 'displayed_frames', 'identical_frames',
-                'clean_frames', 'decode_errors', 'frozen_slots', 'fps_displayed', 'fps_nominal', 'psnr_displayed_db', 'psnr_slots_db'])
+                'clean_frames', 'refs_not_held', 'decode_errors', 'frozen_slots', 'fps_displayed', 'fps_nominal', 'psnr_displayed_db', 'psnr_slots_db'])
         _write(os.path.join(rep, f'{name}.changes.csv'), ch_rows,
                ['time_s', 'from', 'to', 'join_latency_ms', 'frozen_slots', 'frozen_by_loss', 'freeze_max_s'])
         _write(os.path.join(rep, f'{name}.fps.csv'), bins,

@@ -30,10 +30,10 @@ SIM_COLS = ['stream_final', 'switches', 'time_on_streams_s']
 
 # layered runs (evalvid_layered.py) add: the layers held, changes, freezes at changes, decoding
 LAY_COLS = ['frames_expected', 'level_final', 'level_mean', 'layer_changes', 'layer_adds', 'layer_drops',
-            'join_latency_mean_s', 'slots_frozen_at_changes', 'slots_frozen_at_changes_by_loss',
+            'join_latency_mean_s', 'slots_frozen_by_loss', 'slots_frozen_at_changes', 'slots_frozen_at_changes_by_loss',
             'slots_frozen_elsewhere',
             'freeze_max_at_changes_s', 'frames_displayed', 'frames_identical', 'frames_clean',
-            'frames_decode_errors', 'frames_impaired_by_loss',
+            'frames_refs_not_held', 'frames_decode_errors', 'frames_impaired_by_loss',
             'frames_not_decoded', 'decoder_messages', 'loss_pct_layers']
 
 
@@ -258,7 +258,8 @@ def layered_tables(s):
                  f'({_fmt(r.get("slots_frozen_at_changes"), 0)} at changes, '
                  f'{_fmt(r.get("slots_frozen_at_changes_by_loss"), 0)} of them by loss); decoding errors '
                  f'{_fmt(r.get("frames_decode_errors"), 0)}, frames impaired by a loss '
-                 f'{_fmt(r.get("frames_impaired_by_loss"), 0)}')
+                 f'{_fmt(r.get("frames_impaired_by_loss"), 0)}, by a reference not held '
+                 f'{_fmt(r.get("frames_refs_not_held"), 0)}')
         L.append(f'  {"layer":>5} {"sent":>7} {"held":>7} {"rx":>7} {"lost":>5} {"loss%":>6}')
         for y in x['layers']:
             L.append(f'  {y["layer"]:>5} {y["packets_sent"]:>7} {y["packets_expected"]:>7} '
@@ -289,7 +290,9 @@ def layered_markdown(s):
          '"held": packets sent while the receiver held their layer (from the first packet after '
          'the join to the drop); "identical": displayed frames equal to the loss-free decode; '
          '"clean": displayed frames whose references are intact (no loss in their layer or below '
-         'since their key frame); "decoding errors": clean frames that are not identical.', '']
+         'since their key frame); "reference not held": clean frames, not identical, after a frame '
+         'of a lower upper layer of their base-layer period that the receiver did not have (its '
+         'layer not held yet); "decoding errors": the other clean frames that are not identical.', '']
     for r in s['receivers']:
         x = r.get('layered')
         if not x:
@@ -298,12 +301,12 @@ def layered_markdown(s):
               '|---|---|---|---|---|---|']
         L += [f'| {y["layer"]} | {y["packets_sent"]} | {y["packets_expected"]} | {y["packets_received"]} '
               f'| {y["packets_lost"]} | {_fmt(y["loss_pct"])} |' for y in x['layers']]
-        L += ['', '| level | time s | frames expected | displayed | identical | clean | decoding errors | '
-              'frozen slots | fps displayed | fps nominal | PSNR-Y displayed | PSNR-Y all slots |',
-              '|' + '---|' * 12]
+        L += ['', '| level | time s | frames expected | displayed | identical | clean | reference not '
+              'held | decoding errors | frozen slots | fps displayed | fps nominal | PSNR-Y displayed | '
+              'PSNR-Y all slots |', '|' + '---|' * 13]
         L += [f'| {y["level"]} | {y["time_s"]:.1f} | {y["expected_frames"]} | {y["displayed_frames"]} | '
               f'{_fmt(y.get("identical_frames"), 0)} | {_fmt(y.get("clean_frames"), 0)} | '
-              f'{_fmt(y.get("decode_errors"), 0)} | {y["frozen_slots"]} | {_fmt(y["fps_displayed"], 1)} | '
+              f'{_fmt(y.get("refs_not_held"), 0)} | {_fmt(y.get("decode_errors"), 0)} | {y["frozen_slots"]} | {_fmt(y["fps_displayed"], 1)} | '
               f'{_fmt(y["fps_nominal"], 1)} | {_fmt(y.get("psnr_displayed_db"))} | '
               f'{_fmt(y.get("psnr_slots_db"))} |' for y in x['levels']]
         if x['changes']:
