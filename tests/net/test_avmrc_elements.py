@@ -136,7 +136,7 @@ def displayed(run):
     build = os.environ.get('AMCAST_BUILD', os.path.join(TOP, 'build'))
     r = subprocess.run([os.path.join(build, 'tools', 'evalvid', 'evalvid-run'), '--no-plots', run],
                        capture_output=True, text=True, timeout=300)
-    check(r.returncode == 0, f'evalvid-run on the run exits 0 ({r.stderr.strip()[-500:]})')
+    check(r.returncode == 0, 'evalvid-run on the run exits 0' + (f' ({r.stderr.strip()[-500:]})' if r.returncode else ''))
     if r.returncode != 0:
         return
     rep = os.path.join(run, 'report')
