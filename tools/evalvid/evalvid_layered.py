@@ -174,8 +174,17 @@ def evaluate_network(sd, frames, rd, changes, nlayers):
         a.sort()
     per, lat = on_periods(changes, arr, nlayers, t_first, t_last)
 
+    # a lost packet's arrival: its send time + the larger delay of the received packets sent
+    # just before and after it (the queue it would have waited in), the median without them
+    sent_rx = sorted((sdi[pid]['t'], a - sdi[pid]['t']) for a, pid in got)
+    st = [x for x, _ in sent_rx]
+
     def est(p):
-        return rd[p['id']][0] if p['id'] in rd else p['t'] + d
+        if p['id'] in rd:
+            return rd[p['id']][0]
+        k = bisect.bisect_left(st, p['t'])
+        near = [sent_rx[j][1] for j in (k - 1, k) if 0 <= j < len(st)]
+        return p['t'] + (max(near) if near else d)
 
     lay = [{'layer': L, 'packets_sent': 0, 'packets_expected': 0, 'packets_received': 0,
             'packets_lost': 0, 'bytes_received': 0} for L in range(nlayers)]
@@ -200,7 +209,7 @@ def evaluate_network(sd, frames, rd, changes, nlayers):
         fr.append({'frame': i, 'layer': f['layer'], 'type': f['type'], 'packets': len(f['ids']),
                    'packets_rx': len(rx), 'send_s': f['g'],
                    'arrival_s': max(rx) if len(rx) == len(f['ids']) else None,
-                   'at': min(rx) if rx else f['g'] + d,     # its first packet's arrival
+                   'at': min(rx) if rx else min(est(sdi[pid]) for pid in f['ids']),   # first packet's
                    'expected': all(expected[pid] for pid in f['ids']),
                    'complete': len(rx) == len(f['ids'])})
     # the window: from the first packet to the last, and on to the next layer-0 frame after it

@@ -170,6 +170,19 @@ def write_plots(rep, runp, s):
         ax.set_ylabel('% of frames'); ax.set_title('MOS distribution'); ax.legend(fontsize=7)
         fig.tight_layout(); fig.savefig(os.path.join(rep, 'mos.png'), dpi=100); plt.close(fig)
 
+    if s.get('layered'):     # frame rate over time against what the held layers carry
+        fig, ax = plt.subplots(figsize=(9, 4))
+        for n in names:
+            fp = _read(os.path.join(rep, f'{n}.fps.csv'))
+            t = [_num(r['time_s']) for r in fp]
+            line, = ax.plot(t, [_num(r['displayed_frames']) for r in fp], label=f'{n} displayed', lw=1)
+            ax.step(t, [_num(r['nominal_fps']) for r in fp], where='post', ls=':', color=line.get_color(),
+                    label=f'{n} nominal for its level')
+        ax.set_xlabel('time since the first sent frame (s)'); ax.set_ylabel('frames per second')
+        ax.set_title('Frames displayed per second and the rate of the layers held'); ax.grid(alpha=.3)
+        ax.legend(fontsize=7)
+        fig.tight_layout(); fig.savefig(os.path.join(rep, 'fps.png'), dpi=100); plt.close(fig)
+
     for key, fname, title, ylabel in (('delay_s', 'delay.png', 'End-to-end delay per frame', 'ms'),
                                       ('cumjitter_s', 'cumjitter.png', 'Cumulative jitter (eq. 4)', 'ms')):
         fig, ax = plt.subplots(figsize=(9, 4))
@@ -390,7 +403,8 @@ def write_markdown(rep, s):
                      f'{_fmt((fl.get("fair_share_bps") or float("nan")) / 1e3, 1)} | {_fmt(fl.get("fair_share_pct"), 1)} |')
         L.append('')
     L += ['## Plots', '']
-    for p, t in (('rate.png', 'Rate over time'), ('psnr.png', 'PSNR per frame'), ('mos.png', 'MOS distribution'),
+    for p, t in (('rate.png', 'Rate over time'), ('psnr.png', 'PSNR per frame'), ('fps.png', 'Frame rate'),
+                 ('mos.png', 'MOS distribution'),
                  ('delay.png', 'End-to-end delay'), ('cumjitter.png', 'Cumulative jitter')):
         if os.path.isfile(os.path.join(rep, p)):
             L.append(f'![{t}]({p})')
