@@ -61,6 +61,20 @@ def hand_made(build, tmp):
     check(EL.clean_frames(fr, dec) == {0, 1, 3, 4, 5, 8, 9}, f'clean_frames: {EL.clean_frames(fr, dec)}')
     check(EL.refs_not_held(fr, dec) == {3, 7}, f'refs_not_held: {EL.refs_not_held(fr, dec)}')
 
+    # a lost packet arrives (if at all) with the larger delay of its received neighbours in send
+    # order: layer-1 packet 2.5 between layer-0 packets 2.0 (delay 0.05) and 3.0 (0.4) is due at
+    # 2.9, after the drop at 2.7: not lost (the median delay, 0.175, would put it at 2.675)
+    sd = [{'t': t, 'id': i, 'size': 100, 'frame': i, 'type': 'P', 'layer': L}
+          for i, (t, L) in enumerate([(0, 0), (0.5, 1), (1, 0), (1.5, 1), (2, 0), (2.5, 1), (3, 0)])]
+    sd[0]['type'] = 'I'
+    delay = {0: 0.05, 1: 0.3, 2: 0.05, 3: 0.3, 4: 0.05, 6: 0.4}
+    rd = {i: (sd[i]['t'] + d, 100, sd[i]['layer']) for i, d in delay.items()}
+    net = EL.evaluate_network(sd, EL.frame_table(sd), rd, [(0.2, 1, 2), (2.7, 2, 1)], 2)
+    check((net['layers'][1]['packets_expected'], net['layers'][1]['packets_lost']) == (2, 0),
+          f'neighbour delay: the packet due after the drop is not lost ({net["layers"][1]})')
+    check(not net['frames'][5]['expected'] and net['frames'][3]['expected'],
+          'frame 5 (that packet) is not expected, frame 3 (layer 1, held) is')
+
     run = os.path.join(tmp, 'hand')
     make_run(run)
     check(EL.is_layered(run), 'an sd.txt with a layer column is a layered run')
@@ -111,6 +125,13 @@ def hand_made(build, tmp):
     check([(x['frozen_slots'], x['frozen_by_loss']) for x in ch] == [('0', '0'), ('2', '2'), ('0', '0')],
           'frozen slots counted at the nearest change, by loss')
     near(float(ch[1]['freeze_max_s']), 0.2, 1e-9, 'longest freeze at the change: 2 slots')
+    # rate.csv, 1 s bins from the first sent packet (100.0), 500-byte packets (4000 bits): sent 11 in [100, 101) (frames
+    # 0-9, frame 0 two) and 3 after; received (arrival times) 4 (frame 0 twice, 4, 6) and 3
+    # (10, 11, 12)
+    rt = T.read_csv(os.path.join(rep, 'r.rate.csv'))
+    check([(float(x['sent_bps']), float(x['recv_bps'])) for x in rt] ==
+          [(11 * 4000, 4 * 4000), (3 * 4000, 3 * 4000)] and [x['time_s'] for x in rt] == ['0.0', '1.0'],
+          f'rate.csv bins {rt}')
     rc = T.read_csv(os.path.join(rep, 'receivers.csv'))[0]
     check((rc['slots_frozen'], rc['freezes'], rc['slots_frozen_at_changes'], rc['level_final'],
            rc['layer_adds'], rc['layer_drops'], rc['frames_expected'], rc['frames_lost'])

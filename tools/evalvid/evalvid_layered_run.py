@@ -150,6 +150,23 @@ def _net_columns(fr, rd, dups, lay, iv):
     return out
 
 
+def rate_bins(sd, rd, binw):
+    """NAME.rate.csv: per bin of time since the first sent packet (as evalvid-frames writes it) the
+    bits sent on every layer and those the receiver got, per second."""
+    if not sd or binw <= 0:
+        return []
+    t0 = min(p['t'] for p in sd)
+    sent, recv = {}, {}
+    for p in sd:
+        k = int((p['t'] - t0) // binw)
+        sent[k] = sent.get(k, 0) + 8 * p['size']
+    for at, size, _L in rd.values():
+        k = int((at - t0) // binw)
+        recv[k] = recv.get(k, 0) + 8 * size
+    return [{'time_s': round(k * binw, 6), 'sent_bps': sent.get(k, 0) / binw,
+             'recv_bps': recv.get(k, 0) / binw} for k in range(max(list(sent) + list(recv)) + 1)]
+
+
 def _slice(src, dst, i0, i1, fb):
     with open(src, 'rb') as f, open(dst, 'wb') as o:
         f.seek(i0 * fb)
@@ -317,6 +334,8 @@ def evaluate(a, runp, rep, work, meta, run, tool, parse_psnr_summary, parse_mos,
                ['time_s', 'from', 'to', 'join_latency_ms', 'frozen_slots', 'frozen_by_loss', 'freeze_max_s'])
         _write(os.path.join(rep, f'{name}.fps.csv'), bins,
                ['time_s', 'level', 'source_frames', 'expected_frames', 'displayed_frames', 'nominal_fps'])
+        _write(os.path.join(rep, f'{name}.rate.csv'), rate_bins(sd, rd, a.bin),
+               ['time_s', 'sent_bps', 'recv_bps'])
         rows.append(row)
     if video and not a.keep_video:
         os.remove(enc)
