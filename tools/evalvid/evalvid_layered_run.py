@@ -269,8 +269,11 @@ def evaluate(a, runp, rep, work, meta, run, tool, parse_psnr_summary, parse_mos,
                         o.write(fd.read(fb))
             _slice(ref, refw, i0, i1, fb)
             pcsv = os.path.join(rep, f'{name}.psnr.csv')
-            row.update(parse_psnr_summary(run([tool('psnr'), '--progress'] + geom + [
+            row.update(parse_psnr_summary(run([tool('psnr'), '--progress', '--common'] + geom + [
                 '--ssim', '-o', pcsv, refw, dist], f'receiver {name}')))
+            if row['psnr_frames'] < len(win):      # ref.yuv's writer stopped before the sender
+                notes.append(f'{name}: ref.yuv ends before the window: PSNR/MOS over the first '
+                             f'{int(row["psnr_frames"])} of {len(win)} slots')
             with open(pcsv, newline='') as f:
                 pr = list(csv.DictReader(f))
             for x in pr:
