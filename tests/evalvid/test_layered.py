@@ -60,6 +60,11 @@ def hand_made(build, tmp):
     dec = {0, 1, 3, 4, 5, 7, 8, 9}        # 2 not held, 6 (layer 1) lost
     check(EL.clean_frames(fr, dec) == {0, 1, 3, 4, 5, 8, 9}, f'clean_frames: {EL.clean_frames(fr, dec)}')
     check(EL.refs_not_held(fr, dec) == {3, 7}, f'refs_not_held: {EL.refs_not_held(fr, dec)}')
+    # a frame partly received but not expected (cut at the run's end) breaks the chain too
+    fr2 = [{'frame': 0, 'layer': 0, 'type': 'I', 'expected': 1, 'packets_rx': 2},
+           {'frame': 1, 'layer': 0, 'type': 'P', 'expected': 0, 'packets_rx': 1},
+           {'frame': 2, 'layer': 2, 'type': 'P', 'expected': 1, 'packets_rx': 1}]
+    check(EL.clean_frames(fr2, {0, 2}) == {0}, f'a partly received frame: {EL.clean_frames(fr2, {0, 2})}')
 
     # a lost packet arrives (if at all) with the larger delay of its received neighbours in send
     # order: layer-1 packet 2.5 between layer-0 packets 2.0 (delay 0.05) and 3.0 (0.4) is due at

@@ -14,7 +14,8 @@ Asserts what does not depend on luck, with bounds from the short runs in docs/re
  - evalvid-run on the run (traces only: the synthetic workload; docs/evalvid.md "Layered runs"):
    per receiver and layer, the packets rd.txt shows received equal avmrcsrc's own count, and the
    packets it counts lost are at least the element's (it also counts those lost at the end of a
-   held period, which no later packet shows the element); r3 loses nothing.
+   held period, which no later packet shows the element). (r3 lost 1 packet in one of five runs:
+   its zero loss is the network's, not asserted.)
 Three short runs (load average 8-10): r3 4.00, r2 3.10-3.11, r1 1.19-2.05, tcp1 118-140 %.
 Not asserted: AVMRC's share against TCP (r1 held mostly 1 layer in two runs, 2 in one: 53-77 %
 of its fair share; docs/results.md) and zero loss (each try of the 4th layer costs about 5
@@ -68,8 +69,6 @@ def layers_vs_element(run):
         print(f"# {name}: evalvid per layer received {rx} lost {lost}; avmrcsrc {el_rx} lost {el_lost}")
         check(rx == el_rx, f"{name}: evalvid's received per layer = avmrcsrc's")
         check(all(a >= b for a, b in zip(lost, el_lost)), f"{name}: evalvid's lost per layer >= avmrcsrc's")
-        if name == "r3":
-            check(sum(lost) == 0, f"r3: no packet lost on any layer ({lost})")
 
 
 def main():

@@ -241,8 +241,8 @@ def display(fr, decoded):
 
 def clean_frames(fr, decoded):
     """Decoded frames whose references are intact: the last key frame at or before them was
-    decoded and since then no frame the receiver should have had (expected) of their layer or a
-    lower one was lost (temporal layers reference only their own and lower layers). Such a frame
+    decoded and since then no frame the receiver should have had (expected, or partly received)
+    of their layer or a lower one was lost (temporal layers reference only their own and lower layers). Such a frame
     must decode into exactly the loss-free picture; one that does not is a decoding error."""
     out, key_ok, broken = set(), False, set()
     for r in fr:
@@ -251,7 +251,9 @@ def clean_frames(fr, decoded):
             key_ok, broken = j in decoded, set()
         if j in decoded and key_ok and not any(x <= L for x in broken):
             out.add(j)
-        if r['expected'] and j not in decoded:
+        # lost: expected, or partly received (the layer was there, whatever its period says:
+        # a frame cut at the end of the run, a layer's pacer behind another's)
+        if (r['expected'] or r.get('packets_rx', 0)) and j not in decoded:
             broken.add(L)
     return out
 
