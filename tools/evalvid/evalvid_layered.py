@@ -216,9 +216,10 @@ def evaluate_network(sd, frames, rd, changes, nlayers):
     # the window: from the first packet to the last, and on to the next layer-0 frame after it
     # (the frames of upper layers between are slots that repeat the last picture: frame rate)
     t_end = min([r['at'] for r in fr if r['layer'] == 0 and r['at'] > t_last] + [math.inf])
-    for r in fr:
+    inw = [i for i, r in enumerate(fr) if t_first <= r['at'] and (r['at'] <= t_last or r['at'] < t_end)]
+    for i, r in enumerate(fr):
         r['level'] = level_at(changes, r['at'])
-        r['in_window'] = t_first <= r['at'] and (r['at'] <= t_last or r['at'] < t_end)
+        r['in_window'] = bool(inw) and inw[0] <= i <= inw[-1]   # contiguous: one slot per frame
     return {'delay_median_s': d, 't_first': t_first, 't_last': t_last, 'periods': per,
             'join_latency_s': lat, 'layers': lay, 'frames': fr}
 
