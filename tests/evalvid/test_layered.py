@@ -60,10 +60,10 @@ def hand_made(build, tmp):
     dec = {0, 1, 3, 4, 5, 7, 8, 9}        # 2 not held, 6 (layer 1) lost
     check(EL.clean_frames(fr, dec) == {0, 1, 3, 4, 5, 8, 9}, f'clean_frames: {EL.clean_frames(fr, dec)}')
     check(EL.refs_not_held(fr, dec) == {3, 7}, f'refs_not_held: {EL.refs_not_held(fr, dec)}')
-    # a frame partly received but not expected (cut at the run's end) breaks the chain too
-    fr2 = [{'frame': 0, 'layer': 0, 'type': 'I', 'expected': 1, 'packets_rx': 2},
-           {'frame': 1, 'layer': 0, 'type': 'P', 'expected': 0, 'packets_rx': 1},
-           {'frame': 2, 'layer': 2, 'type': 'P', 'expected': 1, 'packets_rx': 1}]
+    # a frame cut at the run's end (partly received, not expected) breaks the chain too
+    fr2 = [{'frame': 0, 'layer': 0, 'type': 'I', 'expected': 1},
+           {'frame': 1, 'layer': 0, 'type': 'P', 'expected': 0, 'cut': True},
+           {'frame': 2, 'layer': 2, 'type': 'P', 'expected': 1}]
     check(EL.clean_frames(fr2, {0, 2}) == {0}, f'a partly received frame: {EL.clean_frames(fr2, {0, 2})}')
 
     # a lost packet arrives (if at all) with the larger delay of its received neighbours in send
@@ -79,6 +79,16 @@ def hand_made(build, tmp):
           f'neighbour delay: the packet due after the drop is not lost ({net["layers"][1]})')
     check(not net['frames'][5]['expected'] and net['frames'][3]['expected'],
           'frame 5 (that packet) is not expected, frame 3 (layer 1, held) is')
+
+    # cut at the end: frame 1's first packet is the receiver's last (1.1), its second is due at
+    # 1.5 + 0.1 (its neighbour's delay), after it
+    sd = [{'t': 0.0, 'id': 0, 'size': 100, 'frame': 0, 'type': 'I', 'layer': 0},
+          {'t': 1.0, 'id': 1, 'size': 100, 'frame': 1, 'type': 'P', 'layer': 0},
+          {'t': 1.5, 'id': 2, 'size': 100, 'frame': 1, 'type': 'P', 'layer': 0}]
+    net = EL.evaluate_network(sd, EL.frame_table(sd), {0: (0.1, 100, 0), 1: (1.1, 100, 0)}, [], 1)
+    f1 = net['frames'][1]
+    check(f1['cut'] and not f1['expected'] and not f1['complete'] and not net['frames'][0]['cut'],
+          f'a frame cut at the end: {f1}')
 
     run = os.path.join(tmp, 'hand')
     make_run(run)

@@ -212,7 +212,9 @@ def evaluate_network(sd, frames, rd, changes, nlayers):
                    'arrival_s': max(rx) if len(rx) == len(f['ids']) else None,
                    'at': min(rx) if rx else min(est(sdi[pid]) for pid in f['ids']),   # first packet's
                    'expected': all(expected[pid] for pid in f['ids']),
-                   'complete': len(rx) == len(f['ids'])})
+                   'complete': len(rx) == len(f['ids']),
+                   # partly received, the rest due after the receiver's last packet: cut at the end
+                   'cut': bool(rx) and any(est(sdi[pid]) > t_last for pid in f['ids'] if pid not in rd)})
     # the window: from the first packet to the last, and on to the next layer-0 frame after it
     # (the frames of upper layers between are slots that repeat the last picture: frame rate)
     t_end = min([r['at'] for r in fr if r['layer'] == 0 and r['at'] > t_last] + [math.inf])
@@ -242,8 +244,8 @@ def display(fr, decoded):
 
 def clean_frames(fr, decoded):
     """Decoded frames whose references are intact: the last key frame at or before them was
-    decoded and since then no frame the receiver should have had (expected, or partly received)
-    of their layer or a lower one was lost (temporal layers reference only their own and lower layers). Such a frame
+    decoded and since then no frame the receiver should have had (expected, or cut at the run's
+    end) of their layer or a lower one was lost (temporal layers reference only their own and lower layers). Such a frame
     must decode into exactly the loss-free picture; one that does not is a decoding error."""
     out, key_ok, broken = set(), False, set()
     for r in fr:
@@ -252,9 +254,9 @@ def clean_frames(fr, decoded):
             key_ok, broken = j in decoded, set()
         if j in decoded and key_ok and not any(x <= L for x in broken):
             out.add(j)
-        # lost: expected, or partly received (the layer was there, whatever its period says:
-        # a frame cut at the end of the run, a layer's pacer behind another's)
-        if (r['expected'] or r.get('packets_rx', 0)) and j not in decoded:
+        # lost: expected, or cut at the end of the run (a layer's pacer behind another's: part
+        # of it came before the receiver's last packet, the rest was due after)
+        if (r['expected'] or r.get('cut')) and j not in decoded:
             broken.add(L)
     return out
 
