@@ -1,22 +1,30 @@
 #!/usr/bin/python3
 """One end of a live AVMRC session for tests/net/test_avmrc_elements.py (run inside a namespace).
 
-  avmrc_peer.py send --iface IF --duration S
+  avmrc_peer.py send --iface IF --duration S [--run RUN]
       a moving picture with noise (320x240p30: the noise keeps the encoder at its targets) as VP8 with three temporal layers (7.5, 15, 30 fps;
-      cumulative targets 150, 300, 600 kbit/s) into avmrclayers (239.1.3.1-3, ports 5100-5104)
+      cumulative targets 150, 300, 600 kbit/s) into avmrclayers (239.1.3.1-3, ports 5100-5104);
+      with --run, RUN/sender/ gets sd.txt (a layer column), sent.ivf, ref.yuv, ref.json for
+      evalvid-run (tools/testbed/amcast_testbed/layertrace.py)
   avmrc_peer.py recv --iface IF --duration S [--trace DIR]
-      avmrcsrc rates=150,300,600 ! rtpvp8depay ! vp8dec ! fakesink, counting decoded frames
+      avmrcsrc rates=150,300,600 ! rtpvp8depay ! vp8dec ! fakesink, counting decoded frames;
+      with --trace, DIR gets avmrcsrc's rd.txt and layers.csv (time_s,from,to per change)
 
 Prints one JSON line per layer change ({"layers": {...}}) and one at the end ({"result": {...}}).
 """
 import argparse
 import json
+import os
 import sys
 import time
 
 import gi
 gi.require_version('Gst', '1.0')
 from gi.repository import GLib, GObject, Gst  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tools',
+                                'testbed'))
+from amcast_testbed.layertrace import LayersLog, SenderTrace  # noqa: E402
 
 RATES = (150_000, 300_000, 600_000)         # cumulative, bit/s
 # libvpx's 3-layer pattern 0 2 1 2: layer 0 uses and updates only the last frame, upper layers
@@ -43,7 +51,7 @@ def send_desc(a):
             'video/x-raw,format=I420 ! vp8enc name=enc deadline=1 cpu-used=8 threads=1 '
             'end-usage=cbr target-bitrate=600000 keyframe-max-dist=150 max-intra-bitrate=300 '
             'error-resilient=default ! '
-            'rtpvp8pay picture-id-mode=2 mtu=1200 ! '
+            'rtpvp8pay name=pay picture-id-mode=2 mtu=1200 ! '
             f'avmrclayers name=tx layers=3 multicast-iface={a.iface} '
             f'videotestsrc is-live=true pattern=smpte75 horizontal-speed=3 ! {c} ! mix. '
             f'videotestsrc is-live=true pattern=snow ! {c} ! mix. ')
@@ -61,6 +69,7 @@ def main():
     p.add_argument('--iface', required=True)
     p.add_argument('--duration', type=float, required=True)
     p.add_argument('--trace')
+    p.add_argument('--run', help='send: write RUN/sender/ traces and video for evalvid-run')
     a = p.parse_args()
     Gst.init(None)
     pipe = Gst.parse_launch(send_desc(a) if a.role == 'send' else recv_desc(a))
@@ -74,6 +83,12 @@ def main():
         Gst.util_set_object_arg(enc, 'temporal-scalability-layer-flags', FLAGS)
         Gst.util_set_object_arg(enc, 'temporal-scalability-layer-sync-flags',
                                 '<false,true,true,false>')
+    trace = layers_log = None
+    if a.role == 'send' and a.run:
+        pipe.set_state(Gst.State.READY)         # avmrclayers builds its layers' sinks here
+        trace = SenderTrace(a.run, pipe.get_by_name('tx'), 3, pipe.get_by_name('pay'), enc)
+    if a.role == 'recv' and a.trace:
+        layers_log = LayersLog(a.trace)
     res = {'frames': 0, 'errors': 0, 'decode_warnings': 0, 'changes': 0}
     t0 = time.time()
     if a.role == 'recv':
@@ -95,6 +110,8 @@ def main():
             s = m.get_structure()
             if s.get_name() == 'avmrcsrc-layers':
                 res['changes'] += 1
+                if layers_log:
+                    layers_log.change(s.get_value('from'), s.get_value('to'))
                 print(json.dumps({'layers': {'t': round(time.time() - t0, 3),
                                              'from': s.get_value('from'),
                                              'to': s.get_value('to')}}), flush=True)
@@ -111,6 +128,9 @@ def main():
                     for i in range(st.n_fields())}
     res['t_end'] = round(time.time() - t0, 3)
     pipe.set_state(Gst.State.NULL)
+    for t in (trace, layers_log):
+        if t:
+            t.close()
     print(json.dumps({'result': res}), flush=True)
     return 1 if res['errors'] else 0
 

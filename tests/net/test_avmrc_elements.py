@@ -10,7 +10,15 @@ layers' groups itself. Checks, over the second half of the run (after start-up):
   - the slow one settles on fewer: mean in [SLOW_MIN_MEAN, SLOW_MAX_MEAN] (two layers, with
     probes of the third in add slots), with the bridge's leave latency shortened (LAST_MEMBER_CS);
   - both decode all along: frames >= 60 % of what their layers carry (30 fps x 3 layers, 15 fps
-    at 2, 7.5 at 1, weighted by the time at each level), no pipeline error.
+    at 2, 7.5 at 1, weighted by the time at each level), no pipeline error;
+  - what each displayed (evalvid-run on the run directory: the sender's sd.txt with a layer
+    column, sent.ivf and ref.yuv, each receiver's rd.txt and layers.csv; docs/evalvid.md
+    "Layered runs"): at every level held, each displayed frame whose references arrived is the
+    loss-free picture (no decoding error) and every complete frame decodes; a layer added or
+    dropped freezes no slot beyond the frame-rate change except where packets were lost (frozen
+    slots at changes = those whose frame lost packets), and so does every other frozen slot; at a
+    level held >= FPS_MIN_S the frames displayed per second are >= FPS_MIN_SHARE of what its
+    layers carry.
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 """
 import os
@@ -38,6 +46,8 @@ SLOW_MIN_MEAN = 1.6
 # two (mean 2.08). The test checks the controller against a fast leave.
 LAST_MEMBER_CS = 20
 FPS = {1: 7.5, 2: 15.0, 3: 30.0}
+FPS_MIN_S = 5.0
+FPS_MIN_SHARE = 0.9
 check = el.check
 
 
@@ -58,12 +68,12 @@ def session(run):
         t.exec('r', ['ip', 'link', 'set', 'br0', 'type', 'bridge', 'mcast_last_member_interval',
                      str(LAST_MEMBER_CS)])
         rx = {n: t.run(n, [PEER, 'recv', '--iface', t.iface(n), '--duration', str(SEND_S + 2),
-                           '--trace', os.path.join(run, n)], log=logs[n], env=env)
+                           '--trace', os.path.join(run, f'rx-{n}')], log=logs[n], env=env)
               for n in ('fast', 'slow')}
         t.wait_snooping()
         time.sleep(1.0)
-        tx = t.run('tx', [PEER, 'send', '--iface', t.iface('tx'), '--duration', str(SEND_S)],
-                   log=logs['sender'], env=env)
+        tx = t.run('tx', [PEER, 'send', '--iface', t.iface('tx'), '--duration', str(SEND_S),
+                          '--run', run], log=logs['sender'], env=env)
         procs = [tx] + list(rx.values())
         for p in procs:
             try:
@@ -121,8 +131,48 @@ def evaluate(s):
     check(s['rc']['sender'] == 0, f'sender exited 0 (got {s["rc"]["sender"]})')
 
 
+def displayed(run):
+    """evalvid-run on the run directory: the layered tables of each receiver."""
+    build = os.environ.get('AMCAST_BUILD', os.path.join(TOP, 'build'))
+    r = subprocess.run([os.path.join(build, 'tools', 'evalvid', 'evalvid-run'), '--no-plots', run],
+                       capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0, 'evalvid-run on the run exits 0' + (f' ({r.stderr.strip()[-500:]})' if r.returncode else ''))
+    if r.returncode != 0:
+        return
+    rep = os.path.join(run, 'report')
+    rows = {x['receiver']: x for x in el.read_csv(os.path.join(rep, 'receivers.csv'))}
+    for n in ('fast', 'slow'):
+        x = rows[n]
+        lv = el.read_csv(os.path.join(rep, f'{n}.levels.csv'))
+        print(f'# {n} displayed: ' + '; '.join(
+            f'level {y["level"]} {float(y["time_s"]):.1f} s: {y["displayed_frames"]} frames '
+            f'({float(y["fps_displayed"]):.1f} fps, nominal {float(y["fps_nominal"]):.1f}), '
+            f'{y["clean_frames"]} clean, {y["decode_errors"]} decoding errors, {y["frozen_slots"]} frozen'
+            for y in lv) + f'; layer loss % {x["loss_pct_layers"]}; frozen slots {x["slots_frozen"]} '
+            f'({x["slots_frozen_at_changes"]} at {x["layer_changes"]} changes, '
+            f'{x["slots_frozen_at_changes_by_loss"]} by loss); impaired by loss '
+            f'{x["frames_impaired_by_loss"]}, by a reference not held {x["frames_refs_not_held"]}; PSNR-Y {x["psnr_mean_db_y"]} dB')
+        check(all(y['decode_errors'] == '0' for y in lv) and float(x['frames_not_decoded']) == 0,
+              f'{n}: every level decodes without errors')
+        check(float(x['slots_frozen_at_changes']) == float(x['slots_frozen_at_changes_by_loss']),
+              f'{n}: layer changes freeze nothing beyond the frame-rate change but where packets '
+              f'were lost ({x["slots_frozen_at_changes"]} frozen at changes, '
+              f'{x["slots_frozen_at_changes_by_loss"]} by loss)')
+        for y in lv:
+            if float(y['time_s']) >= FPS_MIN_S:
+                check(float(y['fps_displayed']) >= FPS_MIN_SHARE * float(y['fps_nominal']),
+                      f'{n}: level {y["level"]} displays {float(y["fps_displayed"]):.1f} fps '
+                      f'(>= {FPS_MIN_SHARE} x {float(y["fps_nominal"]):.1f})')
+        check(float(x['slots_frozen']) == float(x['slots_frozen_by_loss']),
+              f'{n}: every frozen slot waits for a frame that lost packets ({x["slots_frozen"]} frozen, '
+              f'{x["slots_frozen_by_loss"]} by loss)')
+
+
 def main():
-    return el.live_main('avmrc', lambda run: evaluate(session(run)))
+    def body(run):
+        evaluate(session(run))
+        displayed(run)
+    return el.live_main('avmrc', body)
 
 
 if __name__ == '__main__':

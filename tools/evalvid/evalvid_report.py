@@ -28,10 +28,22 @@ RX_COLS = ['receiver', 'frames', 'frames_lost', 'frame_loss_pct', 'frames_lost_I
 SIM_COLS = ['stream_final', 'switches', 'time_on_streams_s']
 
 
+# layered runs (evalvid_layered.py) add: the layers held, changes, freezes at changes, decoding
+LAY_COLS = ['frames_expected', 'level_final', 'level_mean', 'layer_changes', 'layer_adds', 'layer_drops',
+            'join_latency_mean_s', 'slots_frozen_by_loss', 'slots_frozen_at_changes', 'slots_frozen_at_changes_by_loss',
+            'slots_frozen_elsewhere',
+            'freeze_max_at_changes_s', 'frames_displayed', 'frames_identical', 'frames_clean',
+            'frames_refs_not_held', 'frames_decode_errors', 'frames_impaired_by_loss',
+            'frames_not_decoded', 'decoder_messages', 'loss_pct_layers']
+
+
 def write_tables(rep, s):
     cols = RX_COLS + (SIM_COLS + sorted({k for r in s['receivers'] for k in r
                                          if k.startswith('time_on_stream') and k not in SIM_COLS})
                       if s.get('simulcast') else [])
+    if s.get('layered'):
+        cols = cols + LAY_COLS + sorted({k for r in s['receivers'] for k in r
+                                         if k.startswith('packets_') and k.endswith(tuple('0123456789'))})
     with open(os.path.join(rep, 'receivers.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -136,7 +148,9 @@ def write_plots(rep, runp, s):
             # freeze episodes of the frozen view: runs of slots that do not show their own frame
             fr = _read(os.path.join(rep, f'{n}.frames.csv'))
             first = True
-            for a, b in _runs([int(r['frame']) != int(r['shown']) for r in fr if r.get('shown')]):
+            # (layered runs: the frozen column, as a frame of a layer not held is no freeze)
+            for a, b in _runs([r['frozen'] == '1' if 'frozen' in r else int(r['frame']) != int(r['shown'])
+                               for r in fr if r.get('shown')]):
                 ax.axvspan(a - .5, b - .5, color=line.get_color(), alpha=.15, lw=0,
                            label=f'{n} freezes' if first else None)
                 first = False
@@ -155,6 +169,19 @@ def write_plots(rep, runp, s):
         ax.set_xticks(range(1, 6)); ax.set_xticklabels(['1 bad', '2 poor', '3 fair', '4 good', '5 excellent'])
         ax.set_ylabel('% of frames'); ax.set_title('MOS distribution'); ax.legend(fontsize=7)
         fig.tight_layout(); fig.savefig(os.path.join(rep, 'mos.png'), dpi=100); plt.close(fig)
+
+    if s.get('layered'):     # frame rate over time against what the held layers carry
+        fig, ax = plt.subplots(figsize=(9, 4))
+        for n in names:
+            fp = _read(os.path.join(rep, f'{n}.fps.csv'))
+            t = [_num(r['time_s']) for r in fp]
+            line, = ax.plot(t, [_num(r['displayed_frames']) for r in fp], label=f'{n} displayed', lw=1)
+            ax.step(t, [_num(r['nominal_fps']) for r in fp], where='post', ls=':', color=line.get_color(),
+                    label=f'{n} nominal for its level')
+        ax.set_xlabel('time since the first sent frame (s)'); ax.set_ylabel('frames per second')
+        ax.set_title('Frames displayed per second and the rate of the layers held'); ax.grid(alpha=.3)
+        ax.legend(fontsize=7)
+        fig.tight_layout(); fig.savefig(os.path.join(rep, 'fps.png'), dpi=100); plt.close(fig)
 
     for key, fname, title, ylabel in (('delay_s', 'delay.png', 'End-to-end delay per frame', 'ms'),
                                       ('cumjitter_s', 'cumjitter.png', 'Cumulative jitter (eq. 4)', 'ms')):
@@ -219,11 +246,90 @@ def summary_table(s):
     if sim and s['encoded'] and s['encoded'].get('streams'):
         lines.append('encoded (no network) at the display size, per stream: PSNR-Y ' + ', '.join(
             f'{q["stream"]}: {_fmt(q.get("psnr_mean_db_y"))}' for q in s['encoded']['streams']))
+    if s.get('layered'):
+        lines += layered_tables(s)
     lines += [f'note: {n}' for n in s.get('notes', [])]
     fa = s['fairness']
     lines.append(f'Jain index (receivers + {len(s["flows"])} competing flows): {_fmt(fa["jain_all"], 3)}; '
                  f'over shares of the fair bandwidth: {_fmt(fa["jain_fair_share"], 3)}')
     return '\n'.join(lines)
+
+
+def layered_tables(s):
+    """Per receiver of a layered run: loss per layer, frames per level, each layer change."""
+    ly = s['layered']
+    L = ['', f'layered: {ly["layers"]} layers; level k shows ' + ', '.join(
+        f'{k}: {100 * f:.1f} %' for k, f in ly['fractions'].items()) +
+        f' of the frames ({ly["fps"]:g} fps source)']
+    for r in s['receivers']:
+        x = r.get('layered')
+        if not x:
+            continue
+        L.append(f'{r["receiver"]}: final level {_fmt(r.get("level_final"), 0)}, mean '
+                 f'{_fmt(r.get("level_mean"))}, {_fmt(r.get("layer_adds"), 0)} adds / '
+                 f'{_fmt(r.get("layer_drops"), 0)} drops; frozen slots {_fmt(r.get("slots_frozen"), 0)} '
+                 f'({_fmt(r.get("slots_frozen_at_changes"), 0)} at changes, '
+                 f'{_fmt(r.get("slots_frozen_at_changes_by_loss"), 0)} of them by loss); decoding errors '
+                 f'{_fmt(r.get("frames_decode_errors"), 0)}, frames impaired by a loss '
+                 f'{_fmt(r.get("frames_impaired_by_loss"), 0)}, by a reference not held '
+                 f'{_fmt(r.get("frames_refs_not_held"), 0)}')
+        L.append(f'  {"layer":>5} {"sent":>7} {"held":>7} {"rx":>7} {"lost":>5} {"loss%":>6}')
+        for y in x['layers']:
+            L.append(f'  {y["layer"]:>5} {y["packets_sent"]:>7} {y["packets_expected"]:>7} '
+                     f'{y["packets_received"]:>7} {y["packets_lost"]:>5} {_fmt(y["loss_pct"]):>6}')
+        L.append(f'  {"level":>5} {"time s":>7} {"expect":>7} {"shown":>7} {"ident":>7} {"clean":>6} '
+                 f'{"errors":>6} {"frozen":>6} {"fps":>6} {"nominal":>7} {"PSNR-Y":>7} {"slots":>7}')
+        for y in x['levels']:
+            L.append(f'  {y["level"]:>5} {y["time_s"]:>7.1f} {y["expected_frames"]:>7} '
+                     f'{y["displayed_frames"]:>7} {_fmt(y.get("identical_frames"), 0):>7} '
+                     f'{_fmt(y.get("clean_frames"), 0):>6} {_fmt(y.get("decode_errors"), 0):>6} '
+                     f'{y["frozen_slots"]:>6} {_fmt(y["fps_displayed"], 1):>6} {_fmt(y["fps_nominal"], 1):>7} '
+                     f'{_fmt(y.get("psnr_displayed_db")):>7} {_fmt(y.get("psnr_slots_db")):>7}')
+        if x['changes']:
+            L.append('  changes (s: from->to, join ms, frozen slots): ' + ', '.join(
+                f'{c["time_s"]:.1f}: {c["from"]}->{c["to"]}'
+                + (f' {c["join_latency_ms"]:.0f}' if c['join_latency_ms'] is not None else '')
+                + f' {c["frozen_slots"]}' for c in x['changes']))
+    return L
+
+
+def layered_markdown(s):
+    """report.md's section for a layered run."""
+    ly = s['layered']
+    L = ['## Layers', '', f'{ly["layers"]} cumulative layers; level k (layers 0..k-1 held) shows '
+         + ', '.join(f'{k}: {100 * f:.1f} %' for k, f in ly['fractions'].items())
+         + f' of the source frames ({ly["fps"]:g} fps). A frame of a layer not held is not a '
+         'freeze; a slot is frozen when a newer frame of the held layers should be on screen. '
+         '"held": packets sent while the receiver held their layer (from the first packet after '
+         'the join to the drop); "identical": displayed frames equal to the loss-free decode; '
+         '"clean": displayed frames whose references are intact (no loss in their layer or below '
+         'since their key frame); "reference not held": clean frames, not identical, after a frame '
+         'of a lower upper layer of their base-layer period that the receiver did not have (its '
+         'layer not held yet); "decoding errors": the other clean frames that are not identical.', '']
+    for r in s['receivers']:
+        x = r.get('layered')
+        if not x:
+            continue
+        L += [f'### {r["receiver"]}', '', '| layer | sent | held | received | lost | loss % |',
+              '|---|---|---|---|---|---|']
+        L += [f'| {y["layer"]} | {y["packets_sent"]} | {y["packets_expected"]} | {y["packets_received"]} '
+              f'| {y["packets_lost"]} | {_fmt(y["loss_pct"])} |' for y in x['layers']]
+        L += ['', '| level | time s | frames expected | displayed | identical | clean | reference not '
+              'held | decoding errors | frozen slots | fps displayed | fps nominal | PSNR-Y displayed | '
+              'PSNR-Y all slots |', '|' + '---|' * 13]
+        L += [f'| {y["level"]} | {y["time_s"]:.1f} | {y["expected_frames"]} | {y["displayed_frames"]} | '
+              f'{_fmt(y.get("identical_frames"), 0)} | {_fmt(y.get("clean_frames"), 0)} | '
+              f'{_fmt(y.get("refs_not_held"), 0)} | {_fmt(y.get("decode_errors"), 0)} | {y["frozen_slots"]} | {_fmt(y["fps_displayed"], 1)} | '
+              f'{_fmt(y["fps_nominal"], 1)} | {_fmt(y.get("psnr_displayed_db"))} | '
+              f'{_fmt(y.get("psnr_slots_db"))} |' for y in x['levels']]
+        if x['changes']:
+            L += ['', '| time s | from | to | join latency ms | frozen slots | of them by loss | '
+                  'longest freeze ms |', '|---|---|---|---|---|---|---|']
+            L += [f'| {c["time_s"]:.2f} | {c["from"]} | {c["to"]} | {_fmt(c["join_latency_ms"], 0)} | '
+                  f'{c["frozen_slots"]} | {c["frozen_by_loss"]} | {_ms(c["freeze_max_s"])} |'
+                  for c in x['changes']]
+        L.append('')
+    return L
 
 
 def write_markdown(rep, s):
@@ -235,6 +341,8 @@ def write_markdown(rep, s):
          f'Play-out delay: {"none" if s["playout_delay_ms"] is None else str(s["playout_delay_ms"]) + " ms"}', '',
          '## Per receiver', '', '```', summary_table(s), '```', '']
     L += [f'**Note:** {n}  ' for n in s.get('notes', [])] + ([''] if s.get('notes') else [])
+    if s.get('layered'):
+        L += layered_markdown(s)
     L += [
          'Columns: frame loss (a frame with any lost packet is lost), lost I/P frames, frames that '
          'arrived after their play-out slot, slots that did not show their own frame (freeze or '
@@ -295,7 +403,8 @@ def write_markdown(rep, s):
                      f'{_fmt((fl.get("fair_share_bps") or float("nan")) / 1e3, 1)} | {_fmt(fl.get("fair_share_pct"), 1)} |')
         L.append('')
     L += ['## Plots', '']
-    for p, t in (('rate.png', 'Rate over time'), ('psnr.png', 'PSNR per frame'), ('mos.png', 'MOS distribution'),
+    for p, t in (('rate.png', 'Rate over time'), ('psnr.png', 'PSNR per frame'), ('fps.png', 'Frame rate'),
+                 ('mos.png', 'MOS distribution'),
                  ('delay.png', 'End-to-end delay'), ('cumjitter.png', 'Cumulative jitter')):
         if os.path.isfile(os.path.join(rep, p)):
             L.append(f'![{t}]({p})')
