@@ -69,17 +69,16 @@ PHASES = {'a': (18, 25), 'b': (26, 31), 'c': (32, 37), 'd': (38, 42)}
 TAIL = (43, 50)
 FLOOD_PPS = 200
 BAND = 0.10                # issue 14: the mean target within 10 % of the run without attack
+# no 1 s mean below this share of the baseline: unprotected, the liars reach min-bitrate (0.2 x)
+# within a second; the protected session's lowest 1 s mean was 0.92 x in 8 runs
 FLOOR_SHARE = 0.75
+# each attack counted at least this share of what was sent (measured 0.94-1.0: the flood's first
+# 4 reports per interval are taken; a loaded host may drop datagrams in a socket buffer)
 COUNT_SHARE = 0.5
 FIRST_FRAME_WAIT_S = 10
 
 
 # ---------------------------------------------------------------- the attacker (namespace atk)
-
-def ntp_mid32(unix_s):
-    """The middle 32 bits of an NTP timestamp (RFC 3550 LSR/DLSR units: 1/65536 s)."""
-    return int((unix_s + 2208988800) * 65536) & 0xFFFFFFFF
-
 
 def rr(ssrc, about=None, lsr=0, dlsr=0, block=(0, 0, 0, 0)):
     """RR (PT 201) with one report block about `about`, or none."""
