@@ -13,7 +13,8 @@ ASMP reports, docs/wire-formats.md) and sends to the group's RTCP port, from its
   c. a flood of FLOOD_PPS compound reports/s in its own SSRC at the honest receivers' rate, and
      every tenth from a new SSRC (issue 14: random SSRCs stretched rtpsession's RTCP interval);
   d. malformed RTCP: truncated compounds, a bad version, lengths past the datagram, random
-     bytes, ASMP reports truncated or with a zero rate.
+     bytes, ASMP reports truncated or with a zero rate;
+  e. SRs from SR_COUNT new SSRCs (issue 14: 250 of them grew a receiver from 9 to 509 threads).
 The target is held by max-bitrate (MAX_BPS, below both paths, also with the flood on the slow
 link): a reference that the session's own noise on a loaded host does not move (the clock-step
 and querier tests found a link-held target too noisy). Checks:
@@ -24,6 +25,8 @@ and querier tests found a link-held target too noisy). Checks:
   - each attack is counted where it is refused: a. app-implausible, b. rtcp-spoofed (the SSRC is
     bound to the honest receiver's address, gstamguard.c), c. app-limited and rtcp-host-full,
     d. rtcp-malformed + app-malformed; each by at least COUNT_SHARE of what was sent;
+  - e. each receiver's thread count grows by at most THREAD_GROWTH (asmpsrc's max-streams and
+    the per-host cap of new SSRCs);
   - sender and receivers run to the end without errors, both receivers decode video and the
     sender still counts both of them at the end.
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root. `--only b` runs one attack
@@ -61,13 +64,18 @@ SLOW_RATE = 800_000        # tbf toward "slow": above MAX_BPS + the flood's bits
 DELAY_MS = 20
 RTCP_MS = 500
 INIT_BPS, MIN_BPS, MAX_BPS = 300_000, 100_000, 500_000
-SEND_S = 52
+SEND_S = 56
 # phases, seconds after the sender started: the baseline, then the four attacks, then a tail
 BASE = (10, 18)
 # a quiet second between phases: a counter's rise shows up to one RTCP interval later
-PHASES = {'a': (18, 25), 'b': (26, 31), 'c': (32, 37), 'd': (38, 42)}
-TAIL = (43, 50)
+PHASES = {'a': (18, 25), 'b': (26, 31), 'c': (32, 37), 'd': (38, 42), 'e': (43, 47)}
+TAIL = (48, 54)
 FLOOD_PPS = 200
+SR_COUNT = 200             # phase e: 50/s
+# a receiver's thread growth in phase e: measured +14 with the phase alone (the per-host cap
+# admits 32 new SSRCs, max-streams 8 streams), 0 after phase c has filled the cap; unprotected
+# (issue 14) two threads per forged SR
+THREAD_GROWTH = 40
 BAND = 0.10                # issue 14: the mean target within 10 % of the run without attack
 # no 1 s mean below this share of the baseline: unprotected, the liars reach min-bitrate (0.2 x)
 # within a second; the protected session's lowest 1 s mean was 0.92 x in 11 runs
@@ -132,7 +140,7 @@ class Attacker:
         self.me = 0x0BAD0001        # the made-up member
         self.fresh = 0x0BAD1000     # phase c's new SSRCs
         self.seq = 0
-        self.sent = {k: 0 for k in 'abcd'}
+        self.sent = {k: 0 for k in PHASES}
         self.fresh_sent = 0
         self.rng = random.Random(14)
 
@@ -211,10 +219,11 @@ class Attacker:
     def run(self):
         t0 = self.a.start
         times = {k: (t0 + a, t0 + b) for k, (a, b) in PHASES.items()}
-        gap = {'a': 0.25, 'b': 0.05, 'c': 1.0 / FLOOD_PPS, 'd': 0.02}
+        gap = {'a': 0.25, 'b': 0.05, 'c': 1.0 / FLOOD_PPS, 'd': 0.02,
+               'e': (PHASES['e'][1] - PHASES['e'][0]) / SR_COUNT}
         nxt = 0.0
         k = 0
-        while time.time() < times['d'][1]:
+        while time.time() < times['e'][1]:
             self.hear()
             now = time.time()
             phase = next((p for p, (a, b) in times.items() if a <= now < b
@@ -241,8 +250,13 @@ class Attacker:
                 self.seq += 1
                 self.send(self.proof(self.me) + asmp_report(self.me, rate or MAX_BPS, 0, 0.04,
                                                              self.seq))
-            else:
+            elif phase == 'd':
                 self.send(self.malformed(k))
+            else:                                        # an SR of a new sender
+                self.fresh += 1
+                ntp = time.time() + 2208988800
+                self.send(struct.pack('!BBHIIIIII', 0x80, 200, 6, self.fresh, int(ntp),
+                                      int(ntp % 1 * 2**32), k * 3600, k, k * 1000))
             self.sent[phase] += 1
         print(json.dumps({'sender': self.sender[0] if self.sender else None,
                           'saw_sr': self.sr is not None,
@@ -256,7 +270,7 @@ def attack_main(argv):
     p = argparse.ArgumentParser()
     p.add_argument('--local', required=True, help='own address (multicast interface)')
     p.add_argument('--start', type=float, required=True, help='the sender\'s start, epoch s')
-    p.add_argument('--phases', default='abcd', help='the attacks to run')
+    p.add_argument('--phases', default='abcde', help='the attacks to run')
     Attacker(p.parse_args(argv)).run()
     return 0
 
@@ -296,6 +310,15 @@ def rise(stats, key, a, b):
     before = [c[key] for t, c in stats if t < a]
     upto = [c[key] for t, c in stats if t < b + 1.0]
     return (upto[-1] if upto else 0) - (before[-1] if before else 0)
+
+
+def thread_count(pid):
+    """Threads of a receiver (`ip netns exec` execs amcast-node: the same PID); -1 if gone."""
+    try:
+        with open(f'/proc/{pid}/status') as f:
+            return next(int(l.split()[1]) for l in f if l.startswith('Threads:'))
+    except (OSError, StopIteration):
+        return -1
 
 
 def session(run, phases):
@@ -339,6 +362,10 @@ def session(run, phases):
             time.sleep(0.2)
         for n in rx:
             check(seen[n], f'{n} decodes video within {FIRST_FRAME_WAIT_S} s of the start')
+        threads = {}
+        for when, at in (('before', PHASES['e'][0] - 0.5), ('after', PHASES['e'][1] + 1.5)):
+            time.sleep(max(0.0, t0 + at - time.monotonic()))
+            threads[when] = {n: thread_count(p.pid) for n, p in rx.items()}
         try:
             rc_atk = atk.wait(SEND_S + 10)
         except subprocess.TimeoutExpired:
@@ -353,7 +380,7 @@ def session(run, phases):
                 rcs[n] = p.wait(30)
             except subprocess.TimeoutExpired:
                 rcs[n] = t.stop(p)
-    return {'start': start, 'phases': phases, 'rc': rcs,
+    return {'start': start, 'phases': phases, 'rc': rcs, 'threads': threads,
             'json': {n: el.last_json(logs[n]) for n in logs},
             'stats': read_stats(logs['sender'])}
 
@@ -386,7 +413,8 @@ def evaluate(run, s):
     what = {'a': ('low-rate liar, made-up SSRC', ['app-implausible']),
             'b': ('liar in the honest SSRC\'s name', ['rtcp-spoofed']),
             'c': (f'flood, {FLOOD_PPS}/s', ['app-limited']),
-            'd': ('malformed RTCP', ['rtcp-malformed', 'app-malformed'])}
+            'd': ('malformed RTCP', ['rtcp-malformed', 'app-malformed']),
+            'e': (f'SRs of {SR_COUNT} new SSRCs', [])}
     for p, (a, b) in list(PHASES.items()) + [('tail', TAIL)]:
         m = mean(a, b)
         lows = [mean(x, x + 1) for x in range(a, b)]
@@ -399,10 +427,16 @@ def evaluate(run, s):
               f'of the baseline ({m:.0f} vs {base:.0f})')
         check(min(lows) >= FLOOR_SHARE * base, f'phase {p}: no 1 s mean below '
               f'{FLOOR_SHARE} x baseline ({min(lows):.0f})')
-        if p in what and p in s['phases']:
+        if p in what and p in s['phases'] and what[p][1]:
             got = sum(rises[k] for k in what[p][1])
             check(got >= COUNT_SHARE * sent.get(p, 0) and got > 0, f'phase {p}: '
                   f'{" + ".join(what[p][1])} rose by {got:.0f} (sent {sent.get(p, 0)})')
+    th = s['threads']
+    print(f'# receivers\' threads before / after phase e: {th["before"]} / {th["after"]}')
+    for n in th['before']:
+        b, a = th['before'][n], th['after'][n]
+        check(b > 0 and a > 0 and a - b <= THREAD_GROWTH, f'phase e: {n}\'s threads {b} -> {a} '
+              f'(at most +{THREAD_GROWTH})')
     if 'c' in s['phases']:
         c0, c1 = PHASES['c']
         host_full = rise(stats, 'rtcp-host-full', start + c0, start + c1)
@@ -439,5 +473,5 @@ if __name__ == '__main__':
         sys.exit(1 if el.failures else 0)
     # --only PHASES (e.g. --only b): run only those attacks (to see one alone, e.g. on a build
     # with a protection turned off); the rest of the session is the same
-    only = sys.argv[2] if len(sys.argv) == 3 and sys.argv[1] == '--only' else 'abcd'
+    only = sys.argv[2] if len(sys.argv) == 3 and sys.argv[1] == '--only' else 'abcde'
     sys.exit(main(only))
