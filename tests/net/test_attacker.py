@@ -32,7 +32,7 @@ and querier tests found a link-held target too noisy). Checks:
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root. `--only b` runs one attack
 (or several: `--only cd`) in the same session.
 
-Measured (2026-11-25, 2 cores shared with other agents, load 4-7): 11 runs passed, about 64 s each;
+Measured (2026-11-25, 2 cores shared with other agents, load 0.6-7): 17 runs passed, 64-67 s;
 the target stayed at 500 kbit/s through every phase (one run: 97.6 % in phase b, a 1 s dip to
 461 kbit/s); refused per run: a. 30/30 implausible, b. 102/102 spoofed, c. 850-859 of ~900
 limited and 68-69 of 100 new SSRCs host-full, d. 202 of 202 malformed (RTCP or APP).
@@ -43,6 +43,9 @@ phase mean 33 %, back at 500 kbit/s 12 s after the attack; guard off, rules on, 
 spoofed reports are refused as implausible instead (102/102), the target does not move. The
 flood at the honest rate does not move the target even with the rules off (only app-limited
 stays 0): its check is the count, and the per-host cap that bounds rtpsession's member count.
+Phase e (in the last 6 runs): 202 SRs dropped at the sender (rtcp-host-full), the receivers'
+threads 9 -> 9 after phase c filled the per-host cap, 9 -> 23 with `--only e`; with the guard
+off and no max-streams (asmpsrc), 9 -> 413.
 """
 import json
 import os
@@ -78,7 +81,7 @@ SR_COUNT = 200             # phase e: 50/s
 THREAD_GROWTH = 40
 BAND = 0.10                # issue 14: the mean target within 10 % of the run without attack
 # no 1 s mean below this share of the baseline: unprotected, the liars reach min-bitrate (0.2 x)
-# within a second; the protected session's lowest 1 s mean was 0.92 x in 11 runs
+# within a second; the protected session's lowest 1 s mean was 0.92 x in 17 runs
 FLOOR_SHARE = 0.75
 # each attack counted at least this share of what was sent (measured 0.94-1.0: the flood's first
 # 4 reports per interval are taken; a loaded host may drop datagrams in a socket buffer)
