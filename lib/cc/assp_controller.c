@@ -88,6 +88,9 @@ static const amcc_sender_ops sender_ops = {
   .on_report_block = amcc_asmp_tx_on_report_block, .on_app = tx_on_app,
   .on_bye = amcc_asmp_tx_on_bye, .rate = amcc_asmp_tx_rate, .next_app = tx_next_app,
   .get_stats = amcc_asmp_tx_get_stats,
+  /* containment (contain.c): a stream's receivers send ASMP reports, judged as ASMP's are
+   * against this stream's sending; a damped rate is still clamped to the stream's limits */
+  .claim = amcc_asmp_tx_claim, .set_claim_rate = amcc_asmp_tx_set_claim_rate,
 };
 
 /* ---------------------------------------------------------------- receiver */

@@ -1,7 +1,7 @@
 /* test_contain.c - the containment rules of contain.c (issue 14 item 2): each rule alone with
  * hand-computed thresholds, then the issue's attacks rerun on the simulated network of ctl_sim.h
  * (a low-rate liar, a report flooder, a sudden drop claim): the honest receiver's mean target
- * stays within 10 % of the run without attack. */
+ * stays within 10 % of the run without attack; ASSP's streams under the same rules. */
 #include "ctl_sim.h"
 
 #define HONEST 0x100u
@@ -164,6 +164,73 @@ test_damping (void)
   CHECK (asmp_report (s, t + 310 * MS, 0x101, 120e3, 0.01, 0.04) == AMCC_APP_TAKEN);
   CHECK (peer_rate (s, 0x101) == 120e3 && stats (s, t).damped == 1);
   amcc_sender_free (s);
+}
+
+/* ASSP: each stream's sender judges its receivers' ASMP reports against its own sending.
+ * Stream 0 [100 k, 200 k] sends 1000 B every 40 ms (200 kbit/s), stream 1 [200 k, 1 M] every
+ * 10 ms (800 kbit/s). At 1 s an honest 800 k on stream 1 sets its target to 800 k; a forged
+ * 1 k with no loss is below 0.25 x 800 k (stream 1) or 0.25 x 200 k (stream 0): refused; a
+ * forged 250 k at 30 % loss and 40 ms (eq. 12: 39 191 bit/s, floor 9 798) is plausible but
+ * halves nothing at once: it counts as 0.5 x 800 k = 400 k until its own report 0.3 s later
+ * confirms it; the honest receiver's 780 k is taken as it is. With the rules off the forged
+ * 1 k takes stream 1 to its 200 k floor at once. */
+static amcc_sender *
+assp_streams (amcc_sender *g[2], int off)
+{
+  static const double low[2] = { 100e3, 200e3 }, high[2] = { 200e3, 1e6 };
+  amcc_ctl_config c;
+
+  for (int j = 0; j < 2; j++) {
+    amcc_ctl_config_init (&c);
+    c.rtcp_interval = IV;
+    c.initial_bps = c.min_bps = low[j];
+    c.max_bps = high[j];
+    c.ssrc = SENDER_SSRC + (uint32_t) j;
+    if (off)
+      c.plausible_margin = c.damp_drop = 0, c.report_limit = 0;
+    g[j] = amcc_sender_new (amcc_protocol_find ("assp"), &c, 0);
+    AMT_CHECK (g[j] != NULL);
+  }
+  AMT_CHECK (amcc_sender_group (g, 2) == AMCC_OK);
+  for (amcc_time t = 0; t < SEC; t += 10 * MS) {
+    amcc_sender_on_rtp_sent (g[1], t, 1000);
+    if (t % (40 * MS) == 0)
+      amcc_sender_on_rtp_sent (g[0], t, 1000);
+  }
+  return g[1];
+}
+
+static void
+test_assp (void)
+{
+  amcc_sender *g[2], *s;
+  amcc_time t = SEC;
+
+  s = assp_streams (g, 0);
+  CHECK (asmp_report (s, t, HONEST, 800e3, 0, 0.04) == AMCC_APP_TAKEN);
+  CHECK (amcc_sender_rate (s, t) == 800e3);
+  CHECK (asmp_report (s, t, 0x999, 1e3, 0, 0.04) == AMCC_APP_IMPLAUSIBLE);
+  CHECK (asmp_report (g[0], t, 0x999, 1e3, 0, 0.04) == AMCC_APP_IMPLAUSIBLE);
+  CHECK (asmp_report (g[0], t, 0x999, 51e3, 0, 0.04) == AMCC_APP_TAKEN);       /* > 50 k */
+  CHECK (stats (s, t).implausible == 1 && stats (g[0], t).implausible == 1);
+  CHECK (amcc_sender_rate (s, t) == 800e3);
+  CHECK (asmp_report (s, t, 0x998, 250e3, 0.3, 0.04) == AMCC_APP_TAKEN);
+  CHECK (peer_rate (s, 0x998) == 400e3 && amcc_sender_rate (s, t) == 400e3);
+  CHECK (stats (s, t).damped == 1);
+  CHECK (asmp_report (s, t + 100 * MS, HONEST, 780e3, 0, 0.04) == AMCC_APP_TAKEN);
+  CHECK (fabs (peer_rate (s, HONEST) - 780e3) < 1e3);
+  CHECK (asmp_report (s, t + 300 * MS, 0x998, 250e3, 0.3, 0.04) == AMCC_APP_TAKEN);
+  CHECK (peer_rate (s, 0x998) == 250e3 && amcc_sender_rate (s, t + 300 * MS) == 250e3);
+  CHECK (stats (s, t).damped == 1 && stats (s, t).implausible == 1);
+  amcc_sender_free (g[0]);
+  amcc_sender_free (g[1]);
+
+  s = assp_streams (g, 1);
+  CHECK (asmp_report (s, t, HONEST, 800e3, 0, 0.04) == AMCC_APP_TAKEN);
+  CHECK (asmp_report (s, t, 0x999, 1e3, 0, 0.04) == AMCC_APP_TAKEN);
+  CHECK (amcc_sender_rate (s, t) == 200e3 && stats (s, t).implausible == 0);
+  amcc_sender_free (g[0]);
+  amcc_sender_free (g[1]);
 }
 
 /* ---------------------------------------------------------------- the attacks, rerun */
@@ -332,6 +399,7 @@ main (void)
   AMT_RUN (test_plausibility);
   AMT_RUN (test_rate_limit);
   AMT_RUN (test_damping);
+  AMT_RUN (test_assp);
   AMT_RUN (test_attacks_asmp);
   AMT_RUN (test_attacks_tfmcc);
   AMT_RUN (test_silent_flood);
