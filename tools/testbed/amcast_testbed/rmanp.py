@@ -354,7 +354,7 @@ def shared_phases(sc, t, out, meta_flows, t0, took, settle, goodput):
     fastest receiver behind that link: bytes delivered in order) over the shared phase, from
     settle s after the flow starts to the end of the flow or of the transfer."""
     fs = scenario.fair_shares(sc)
-    out = {}
+    rows = {}
     for f in meta_flows:
         link = fs["flows"].get(f["name"], {}).get("bottleneck")
         if not link or not f["on_periods_s"] or took is None:
@@ -371,8 +371,8 @@ def shared_phases(sc, t, out, meta_flows, t0, took, settle, goodput):
             rm = max((at(goodput[n], b) - at(goodput[n], a)) * 8 / (b - a) for n in behind)
             fl = flow_rate(os.path.join(out, "flows", f["name"] + ".csv"), a, b)
             row.update({"rmanp_bps": rm, "flow_bps": fl})
-        out[f["name"]] = row
-    return out
+        rows[f["name"]] = row
+    return rows
 
 
 def evaluate(sc, t, out, t0, took, nbytes, scale, procs, stamped, qdisc, cmdline=""):
@@ -435,8 +435,8 @@ def report_md(sc, m, scale, cmdline):
     took = m["took_s"]
     lines = [f"# {title} (RMANP, {'short' if scale < 1 else 'full'} run)", "",
              f"{m['file_bytes']} bytes: " + (f"done in {took:.1f} s, {_k(m['payload_bps'])} "
-                                             "kbit/s of payload" if took else "NOT done"),
-             f"; every receiver's file identical to the source's: "
+                                             "kbit/s of payload" if took else "NOT done")
+             + "; every receiver's file identical to the source's: "
              f"{'yes' if all(v['identical'] for v in m['receivers'].values()) else 'NO'}.", "",
              "| receiver | parent | sha256 = source | complete at | gaps | NACKs sent | exit |",
              "|---|---|---|---|---|---|---|"]
