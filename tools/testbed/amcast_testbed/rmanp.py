@@ -263,6 +263,8 @@ def run(sc, out, scale, cmdline, env, git_head=None):
     flows = sc.get("flow", [])
     stamped = {}                      # node -> log path
     procs = {}
+    stopped = set()                   # source/receivers that had to be stopped: their exit
+                                      # code (gst-launch on SIGINT: 0) says nothing
     topo = Topology(log_dir=logs)
     qdisc, took, t0 = None, None, None
     try:
@@ -321,6 +323,7 @@ def run(sc, out, scale, cmdline, env, git_head=None):
         except subprocess.TimeoutExpired:
             log(f"rmanp: the source was not done within {dur:.0f} s: stopping it")
             Topology.stop(src)
+            stopped.add("src")
         for x in t["receivers"]:
             p = procs[x["name"]]
             try:
@@ -328,6 +331,7 @@ def run(sc, out, scale, cmdline, env, git_head=None):
             except subprocess.TimeoutExpired:
                 log(f"rmanp: {x['name']} did not reach EOS: stopping it")
                 Topology.stop(p)
+                stopped.add(x["name"])
         qdisc = topo.qdisc_stats()
         for r in t["relays"]:
             Topology.stop(procs[r["name"]])
@@ -337,7 +341,8 @@ def run(sc, out, scale, cmdline, env, git_head=None):
                     Topology.stop(p)
     finally:
         topo.teardown()
-    return evaluate(sc, t, out, t0, took, nbytes, scale, procs, stamped, qdisc, cmdline)
+    exits = {n: "stopped" if n in stopped else p.returncode for n, p in procs.items()}
+    return evaluate(sc, t, out, t0, took, nbytes, scale, exits, stamped, qdisc, cmdline)
 
 
 RELAY_KEYS = ("forwarded", "cache-hits", "cache-misses", "retransmitted", "nacks-received",
@@ -377,14 +382,14 @@ def shared_phases(sc, t, out, meta_flows, t0, took, settle, goodput):
     return rows
 
 
-def evaluate(sc, t, out, t0, took, nbytes, scale, procs, stamped, qdisc, cmdline=""):
+def evaluate(sc, t, out, t0, took, nbytes, scale, exits, stamped, qdisc, cmdline=""):
     want = sha256(os.path.join(out, "in.bin"))
     nodes = {"qdisc": qdisc}
     m = {"file_bytes": nbytes, "sha256": want, "took_s": None if took is None else round(took, 2),
          "payload_bps": nbytes * 8 / took if took else None, "receivers": {}, "relays": {},
          "flows": {}}
     src = last_stats(stamped.get("src", ""), "rmanpsink-stats")
-    nodes["src"] = {"exit": procs["src"].returncode if "src" in procs else None, "stats": src}
+    nodes["src"] = {"exit": exits.get("src"), "stats": src}
     m["source"] = {"exit": nodes["src"]["exit"], **_pick(src, SRC_KEYS)}
     goodput = {}
     for x in t["receivers"]:
@@ -393,7 +398,7 @@ def evaluate(sc, t, out, t0, took, nbytes, scale, procs, stamped, qdisc, cmdline
         got = sha256(os.path.join(out, f"rx-{n}.bin"))
         goodput[n] = series(stamped[n], "rmanpsrc-stats", "bytes") if n in stamped else []
         done = next((ts for ts, v in goodput[n] if v >= nbytes), None)
-        nodes[n] = {"exit": procs[n].returncode if n in procs else None, "stats": st}
+        nodes[n] = {"exit": exits.get(n), "stats": st}
         m["receivers"][n] = {"parent": x["parent"], "exit": nodes[n]["exit"], "sha256": got,
                              "identical": got == want and got is not None,
                              "complete_s": round(done - t0, 2) if done and t0 else None,
@@ -401,7 +406,7 @@ def evaluate(sc, t, out, t0, took, nbytes, scale, procs, stamped, qdisc, cmdline
     for r in t["relays"]:
         n = r["name"]
         st = last_stats(stamped.get(n, ""), "rmanprelay-stats")
-        nodes[n] = {"exit": procs[n].returncode if n in procs else None, "stats": st}
+        nodes[n] = {"exit": exits.get(n), "stats": st}
         m["relays"][n] = {"parent": r["parent"], "expected_children": t["children"][n],
                           "repaired": st.get("cache-hits", 0) > 0
                           and st.get("retransmitted", 0) > 0, **_pick(st, RELAY_KEYS)}
