@@ -35,7 +35,8 @@ sys.path.insert(0, HERE)
 from amcast_testbed.netns import Topology  # noqa: E402
 from amcast_testbed.traffic import FLOWGEN  # noqa: E402
 import test_asmp_elements as el  # noqa: E402  (check(), live_main())
-from amcast_testbed.rmanp import at, flow_rate, last_stats, run_stamped, series, sha256  # noqa: E402
+from amcast_testbed.rmanp import (at, flow_rate, last_stats, run_stamped,  # noqa: E402
+                                  series, sha256)
 
 _arg = sys.argv[1:]
 LONG = '--long' in _arg

@@ -171,7 +171,8 @@ def main():
     ratio = fl.get("ratio")
     print(f"# transfer {m['took_s']} s, {(m['payload_bps'] or 0) / 1e3:.0f} kbit/s of payload; "
           f"shared phase {fl.get('phase_s')} s: RMANP {(fl.get('rmanp_bps') or 0) / 1e3:.0f}, "
-          f"TCP {(fl.get('flow_bps') or 0) / 1e3:.0f} kbit/s, link use {fl.get('use_pct') or 0:.1f} %")
+          f"TCP {(fl.get('flow_bps') or 0) / 1e3:.0f} kbit/s, "
+          f"link use {fl.get('use_pct') or 0:.1f} %")
     check(ratio is not None and RATIO_MIN <= ratio <= RATIO_MAX,
           f"RMANP/TCP in the shared phase {ratio if ratio is None else round(ratio, 3)} within "
           f"[{RATIO_MIN}, {RATIO_MAX}]")

@@ -452,7 +452,8 @@ def report_md(sc, m, scale, cmdline):
                      f"{_s(v['complete_s'], '.1f', ' s')} | "
                      f"{v['gaps']:.0f} | {v['nacks-sent']:.0f} | {v['exit']} |")
     lines += ["", "| relay | parent | children (expected) | cache hits | cache misses | "
-              "retransmitted | NACKs up | CIs up | queue peak |", "|---|---|---|---|---|---|---|---|---|"]
+              "retransmitted | NACKs up | CIs up | queue peak |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for n, v in m["relays"].items():
         lines.append(f"| {n} | {v['parent']} | {v['children']:.0f} ({v['expected_children']}) | "
                      f"{v['cache-hits']:.0f} | {v['cache-misses']:.0f} | "
