@@ -26,7 +26,6 @@ Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root or no delay
 import os
 import subprocess
 import sys
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,7 +35,8 @@ sys.path.insert(0, HERE)
 from amcast_testbed.netns import Topology  # noqa: E402
 from amcast_testbed.traffic import FLOWGEN  # noqa: E402
 import test_asmp_elements as el  # noqa: E402  (check(), live_main())
-from test_rmanp_elements import FIELD, last_stats, sha256  # noqa: E402
+from amcast_testbed.rmanp import (at, flow_rate, last_stats, run_stamped,  # noqa: E402
+                                  series, sha256)
 
 _arg = sys.argv[1:]
 LONG = '--long' in _arg
@@ -72,58 +72,6 @@ RX_EXIT_S = 15
 # when CIs are lost or ignored somewhere on the chain, fails it.
 RATIO_MIN, RATIO_MAX = 0.10, 0.25
 check = el.check
-
-
-def run_stamped(t, node, argv, log, env):
-    """Start argv in node's namespace; every stdout line goes to log prefixed with time.time()
-    (gst-launch -m prints the stats messages without a time)."""
-    p = t.run_ns(t.ns(node), argv, log=log + '.err', env=env, pipe_stdout=True)
-
-    def pump():
-        with open(log, 'w') as f:
-            for line in p.stdout:
-                f.write(f'{time.time():.3f} {line}')
-                f.flush()
-    threading.Thread(target=pump, daemon=True).start()
-    return p
-
-
-def series(log, name, key):
-    """[(time, value)] of `key` in every `name` message of a stamped log."""
-    out = []
-    with open(log, errors='replace') as f:
-        for line in f:
-            if f'{name}, ' not in line:
-                continue
-            fields = dict(FIELD.findall(line.split(f'{name}, ', 1)[1]))
-            if key in fields:
-                out.append((float(line.split(' ', 1)[0]), float(fields[key])))
-    return out
-
-
-def at(ser, t):
-    """A cumulative series' value at time t (linear between samples, clamped at the ends)."""
-    if not ser:
-        return 0.0
-    if t <= ser[0][0]:
-        return ser[0][1]
-    for (t0, v0), (t1, v1) in zip(ser, ser[1:]):
-        if t0 <= t <= t1:
-            return v0 + (v1 - v0) * (t - t0) / (t1 - t0) if t1 > t0 else v1
-    return ser[-1][1]
-
-
-def tcp_rate(csv, a, b):
-    """TCP's bit/s over the sink's 1 s rows that lie within [a, b) (the rows start when the sink
-    does, not at t0: dividing by b - a would count a row too few)."""
-    n = rows = 0
-    with open(csv) as f:
-        next(f, None)
-        for line in f:
-            ts, nb = line.strip().split(',')
-            if a <= float(ts) and float(ts) + 1.0 <= b:
-                n, rows = n + int(nb), rows + 1
-    return n * 8 / rows if rows else 0.0
 
 
 def session(run):
@@ -223,7 +171,7 @@ def evaluate(s):
     rm_bytes = series(logs['rx1'], 'rmanpsrc-stats', 'bytes')
     if b - a >= 5:
         rmanp_bps = (at(rm_bytes, b) - at(rm_bytes, a)) * 8 / (b - a)
-        tcp_bps = tcp_rate(s['tcp_csv'], a, b)
+        tcp_bps = flow_rate(s['tcp_csv'], a, b)
         ratio = rmanp_bps / tcp_bps if tcp_bps else float('inf')
         print(f'# shared phase {a - t0:.1f}-{b - t0:.1f} s: RMANP {rmanp_bps / 1e3:.0f} kbit/s '
               f'(rx1 goodput), TCP {tcp_bps / 1e3:.0f} kbit/s, RMANP/TCP {ratio:.2f}, '

@@ -17,9 +17,7 @@ CIs and NACKs up, the source retransmits and the relay passes the repairs down.
 Prints the transfer time, the source's final rate and the relay's counters.
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root or no delay line.
 """
-import hashlib
 import os
-import re
 import subprocess
 import sys
 import time
@@ -29,6 +27,7 @@ TOP = os.path.abspath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(TOP, 'tools', 'testbed'))
 sys.path.insert(0, HERE)
 from amcast_testbed.netns import Topology  # noqa: E402
+from amcast_testbed.rmanp import last_stats, sha256  # noqa: E402
 import test_asmp_elements as el  # noqa: E402  (check(), live_main())
 
 GROUP_S, PORT_S = '239.1.4.1', 5200     # the source's group
@@ -45,35 +44,6 @@ RX_EXIT_S = 15                          # receivers linger 2 s after the stream 
 # packets, the relay NACKs them up and the source repairs)
 UPSTREAM = sys.argv[1:] == ['upstream']
 check = el.check
-FIELD = re.compile(r'([a-z-]+)=\((?:[a-z0-9]+)\)([^,;]+)')
-
-
-def last_stats(log, name):
-    """The last `name` element message gst-launch -m printed, as a dict of numbers."""
-    last = None
-    with open(log, errors='replace') as f:
-        for line in f:
-            if f'{name}, ' in line:
-                last = line
-    if not last:
-        return {}
-    out = {}
-    for k, v in FIELD.findall(last.split(f'{name}, ', 1)[1]):
-        try:
-            out[k] = float(v)
-        except ValueError:
-            out[k] = v
-    return out
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    try:
-        with open(path, 'rb') as f:
-            h.update(f.read())
-    except OSError:
-        return None
-    return h.hexdigest()
 
 
 def session(run):

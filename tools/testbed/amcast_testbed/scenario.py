@@ -28,6 +28,9 @@ File format (tools/testbed/scenarios/*.toml; docs/testbed.md has the full refere
                 them (the first) write rd.txt/stats.csv (default min(count, 50)).
                 load() expands a group into hosts, links and receivers (receiver["group"]).
   [[flow]]  see amcast_testbed/traffic.py (kind "norm": NORM-CC multicast, dst or dsts)
+  [[relay]] / relay = [..]     an RMANP tree (amcast-scenario --protocol rmanp): name, host,
+                                parent; with file_bytes, [rmanp], [measure] and each
+                                [[receiver]]'s parent: amcast_testbed/rmanp.py has the keys
   [playout] delays_ms = [150]   extra evalvid-run passes with an absolute play-out delay
   [paper_numbers.asmp], [paper_numbers.tfmcc]   the paper's numbers for the comparison table,
                                 keyed by its row labels (other keys are printed as notes)
