@@ -9,7 +9,10 @@
  * JOIN_TIMEOUT is given up. Simplified: one RTCP timer (the element runs one RTP session per
  * joined stream; the one joined ahead, with no controller lent, would send only plain RRs),
  * reports go to the stream output's session; at a switch a BYE goes to the old session (as the
- * asmpsrc of the stream asspsrc leaves says BYE when it stops). */
+ * asmpsrc of the stream asspsrc leaves says BYE when it stops).
+ *
+ * First in this file: RtcpReceiver, the receivers' RTCP plumbing (lib/cc's receiver, the report
+ * timer, stats.csv rows) that video.cc's VideoReceiver shares. */
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -27,7 +30,7 @@ extern "C" {
 
 using namespace ns3;
 
-static const Time EARLY_GAP = MilliSeconds (50);      /* as video.cc: early RTCP this often */
+static const Time EARLY_GAP = MilliSeconds (50);      /* as video.cc's: early RTCP this often */
 static const Time JOIN_TIMEOUT = Seconds (10);        /* asspsrc's JOIN_TIMEOUT_NS */
 
 static double
@@ -36,13 +39,219 @@ wall (const SimConfig &cfg)
   return cfg.t0 + Simulator::Now ().GetSeconds ();
 }
 
-AsspReceiver::AsspReceiver (const SimConfig &cfg, const amcc_protocol *proto,
-    const SimReceiver &rx, uint32_t ssrc, const std::string &run_dir, Membership igmp)
-  : cfg_ (cfg), proto_ (proto), rx_ (rx), dir_ (run_dir + "/rx-" + rx.name), igmp_ (igmp),
-    ssrc_ (ssrc)
+/* ---- what VideoReceiver and AsspReceiver share ---- */
+RtcpReceiver::RtcpReceiver (const SimConfig &cfg, const amcc_protocol *proto,
+    const SimReceiver &rx, uint32_t ssrc)
+  : cfg_ (cfg), proto_ (proto), rx_ (rx), ssrc_ (ssrc)
 {
   timer_.u = CreateObject<UniformRandomVariable> ();
   timer_.min_s = cfg.rtcp_ms / 1000.0;
+}
+
+RtcpReceiver::~RtcpReceiver ()
+{
+  if (cc_)
+    amcc_receiver_free (cc_);
+}
+
+/* a stats.csv with its header, as asmpsrc's stats message has the fields */
+FILE *
+RtcpReceiver::OpenStats (const std::string &path)
+{
+  FILE *f = fopen (path.c_str (), "w");
+  if (f)
+    fprintf (f, "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested,mode,queue_s\n");
+  return f;
+}
+
+void
+RtcpReceiver::NewController ()
+{
+  amcc_ctl_config c;
+  amcc_ctl_config_init (&c);
+  c.initial_bps = 0;                  /* asmpsrc: the protocol's default */
+  c.rtcp_interval = (amcc_time) cfg_.rtcp_ms * AMCC_NS_PER_MS;
+  c.clock_rate = 90000;
+  c.ssrc = ssrc_;
+  c.seed = cfg_.seed * 0x9e3779b97f4a7c15ULL + ssrc_;
+  cc_ = amcc_receiver_new (proto_, &c, sim_now (cfg_));
+  if (!cc_)
+    NS_FATAL_ERROR ("amcc_receiver_new failed for " << rx_.name);
+}
+
+/* the first report after half the minimum interval (RtcpTimer), 2 members assumed */
+void
+RtcpReceiver::StartTimer (double session_bps)
+{
+  row_time_ = wall (cfg_);
+  last_rtcp_ = Simulator::Now ();
+  rtcp_ev_ = Simulator::Schedule (Seconds (timer_.next_interval (session_bps, 2, false, 1, 100)),
+      &RtcpReceiver::SendRtcp, this, false);
+}
+
+void
+RtcpReceiver::StopTimers ()
+{
+  Simulator::Cancel (rtcp_ev_);
+  Simulator::Cancel (early_ev_);
+}
+
+/* forward reconsideration (RFC 3550 6.3.6, A.7 OnExpire): the interval again from the members
+ * heard by now; not yet due from the last packet: wait until it is (true). Without it, a
+ * receiver that joins knowing nobody reports after ~0.5 s, and 1 000 joins a second put 1 000
+ * reports a second on the group. */
+bool
+RtcpReceiver::Reconsider (bool early)
+{
+  if (early)
+    return false;
+  Time tnow = Simulator::Now ();
+  Time due = last_rtcp_ + Seconds (Interval ());
+  if (due <= tnow)
+    return false;
+  rtcp_ev_ = Simulator::Schedule (due - tnow, &RtcpReceiver::SendRtcp, this, false);
+  return true;
+}
+
+/* an RTP packet taken: counted, in rd.txt, and to lib/cc if feed */
+void
+RtcpReceiver::Measure (FILE *rd, const RtpHdr &h, uint32_t bytes, bool feed)
+{
+  packets++;
+  bytes_ += bytes;
+  if (rd)
+    fprintf (rd, "%.6f id %llu udp %u\n", wall (cfg_),
+        (unsigned long long) (((uint64_t) h.ssrc << 32) | h.extseq), bytes);
+  if (!feed)
+    return;
+  amcc_packet pkt = {};
+  pkt.ssrc = h.ssrc;
+  pkt.seq = (uint16_t) h.extseq;
+  pkt.rtp_ts = h.rtp_ts;
+  pkt.bytes = bytes;
+  pkt.send_time = h.send_time;
+  pkt.has_extseq = 1;
+  pkt.extseq = h.extseq;
+  amcc_receiver_on_rtp (cc_, sim_now (cfg_), &pkt);
+}
+
+/* an RTCP packet of another member, whole (header and APP payload) in all; false: not one */
+bool
+RtcpReceiver::TakeRtcp (Ptr<Packet> p, RtcpHdr &h, std::vector<uint8_t> &all) const
+{
+  if (p->GetSize () < sizeof h)
+    return false;
+  p->CopyData ((uint8_t *) &h, sizeof h);
+  if (h.magic != MAGIC_RTCP || h.ssrc == ssrc_ || h.app_len > RTCP_MTU
+      || p->GetSize () < sizeof h + h.app_len)
+    return false;
+  all.resize (p->GetSize ());
+  p->CopyData (all.data (), all.size ());
+  return true;
+}
+
+/* an SR to lib/cc, with the interval RFC 3550 computes now (ASMP's eq. 20 compares it with
+ * T_suspend) and the members heard */
+void
+RtcpReceiver::OnSenderReport (const RtcpHdr &h, const Peers &peers)
+{
+  amcc_time now = sim_now (cfg_);
+  amcc_receiver_set_rtcp_interval (cc_, now, (amcc_time) (std::max (timer_.td, timer_.min_s)
+          * AMCC_NS_PER_S));
+  amcc_receiver_on_sender_report (cc_, now, h.ssrc, (uint32_t) peers.size () + 1);
+}
+
+void
+RtcpReceiver::OnApp (const RtcpHdr &h, const std::vector<uint8_t> &all)
+{
+  if (h.has_app)
+    amcc_receiver_on_app (cc_, sim_now (cfg_), h.ssrc, h.name, h.subtype, all.data () + sizeof h,
+        h.app_len);
+}
+
+/* members: the SSRCs heard in the last 5 deterministic intervals (RFC 3550 6.3.5, M = 5), and
+ * us; the others time out. The session bandwidth: what came in between the last two reports. */
+double
+RtcpReceiver::NextInterval (double fallback_bps, Peers &peers)
+{
+  Time tnow = Simulator::Now ();
+  Time window = Seconds (5 * std::max (timer_.td, timer_.min_s));
+  for (auto it = peers.begin (); it != peers.end ();)
+    it = tnow - it->second < window ? std::next (it) : peers.erase (it);
+  return timer_.next_interval (sender_bps_ > 0 ? sender_bps_ : fallback_bps,
+      1 + (uint32_t) peers.size (), false, 1, 100);
+}
+
+/* an RR: the report block about the sender (LSR/DLSR of its last SR) if block, lib/cc's APP */
+void
+RtcpReceiver::FillReport (RtcpHdr &h, uint8_t *payload, bool block, uint32_t about, uint32_t lsr,
+    Time sr_arrival)
+{
+  h.type = T_RR;
+  if (block) {
+    h.has_block = 1;
+    h.about = about;
+    h.lsr = lsr;
+    h.dlsr = (uint32_t) ((Simulator::Now () - sr_arrival).GetSeconds () * 65536.0);
+  }
+  amcc_app app;
+  size_t room = RTCP_MTU - 8 - 24 - SDES_BYTES - 12;
+  if (amcc_receiver_next_app (cc_, sim_now (cfg_), payload, room, &app) == 1) {
+    h.has_app = 1;
+    memcpy (h.name, app.name, 4);
+    h.subtype = app.subtype;
+    h.app_len = (uint32_t) app.len;
+  }
+}
+
+/* a report has gone: a stats.csv row (one per RTCP packet, as asmpsrc's stats message), the
+ * next report timed */
+void
+RtcpReceiver::Reported (bool early, FILE *stats)
+{
+  amcc_time now = sim_now (cfg_);
+  last_rtcp_ = Simulator::Now ();
+  reports_sent++;
+  timer_.first = false;
+  amcc_receiver_stats st;
+  amcc_receiver_get_stats (cc_, now, &st);
+  double t = wall (cfg_);
+  double recv = t > row_time_ ? 8.0 * (bytes_ - bytes_at_row_) / (t - row_time_) : 0.0;
+  if (stats)
+    fprintf (stats, "%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%d,%s,%.4f\n", t, st.rate_bps, recv, st.loss,
+        st.rtt_s, st.jitter_s, st.congested ? 1 : 0, st.mode ? st.mode : "", st.queue_s);
+  if (recv > 0)
+    sender_bps_ = recv;
+  row_time_ = t;
+  bytes_at_row_ = bytes_;
+  if (!early)
+    rtcp_ev_ = Simulator::Schedule (Seconds (Interval ()), &RtcpReceiver::SendRtcp, this, false);
+  ScheduleEarly ();
+}
+
+void
+RtcpReceiver::ScheduleEarly ()
+{
+  amcc_time now = sim_now (cfg_);
+  amcc_time due = amcc_receiver_early_due (cc_, now);
+  if (due == AMCC_TIME_NONE) {
+    Simulator::Cancel (early_ev_);
+    return;
+  }
+  Time at = std::max (NanoSeconds (std::max<amcc_time> (due - now, 0)),
+      last_rtcp_ + EARLY_GAP - Simulator::Now ());
+  if (early_ev_.IsRunning ()
+      && (int64_t) early_ev_.GetTs () <= (Simulator::Now () + at).GetTimeStep ())
+    return;
+  Simulator::Cancel (early_ev_);
+  early_ev_ = Simulator::Schedule (at, &RtcpReceiver::SendRtcp, this, true);
+}
+
+/* ---- the simulcast receiver ---- */
+AsspReceiver::AsspReceiver (const SimConfig &cfg, const amcc_protocol *proto,
+    const SimReceiver &rx, uint32_t ssrc, const std::string &run_dir, Membership igmp)
+  : RtcpReceiver (cfg, proto, rx, ssrc), dir_ (run_dir + "/rx-" + rx.name), igmp_ (igmp)
+{
   st_.resize (cfg.streams.size ());
   if (rx.trace) {
     switches_ = fopen ((dir_ + "/switches.csv").c_str (), "w");
@@ -53,8 +262,6 @@ AsspReceiver::AsspReceiver (const SimConfig &cfg, const amcc_protocol *proto,
 
 AsspReceiver::~AsspReceiver ()
 {
-  if (cc_)
-    amcc_receiver_free (cc_);
   for (auto &s : st_) {
     if (s.rd)
       fclose (s.rd);
@@ -68,16 +275,7 @@ AsspReceiver::~AsspReceiver ()
 void
 AsspReceiver::StartApplication ()
 {
-  amcc_ctl_config c;
-  amcc_ctl_config_init (&c);
-  c.initial_bps = 0;
-  c.rtcp_interval = (amcc_time) cfg_.rtcp_ms * AMCC_NS_PER_MS;
-  c.clock_rate = 90000;
-  c.ssrc = ssrc_;
-  c.seed = cfg_.seed * 0x9e3779b97f4a7c15ULL + ssrc_;
-  cc_ = amcc_receiver_new (proto_, &c, sim_now (cfg_));
-  if (!cc_)
-    NS_FATAL_ERROR ("amcc_receiver_new failed for " << rx_.name);
+  NewController ();
   if (cfg_.knee_hold_s >= 0) {        /* --knee-hold: what lib/cc's deviation changes */
     amcc_assp_params p;
     amcc_assp_params_init (&p);
@@ -93,18 +291,14 @@ AsspReceiver::StartApplication ()
     st_[k].rtcp = sim_udp_socket (GetNode (), sim_port (cfg_, k) + 1,
         MakeCallback (&AsspReceiver::OnRtcp, this));
   }
-  row_time_ = wall (cfg_);
-  last_rtcp_ = Simulator::Now ();
   Join (0);
-  rtcp_ev_ = Simulator::Schedule (Seconds (timer_.next_interval (cfg_.streams[0].min_bps, 2,
-              false, 1, 100)), &AsspReceiver::SendRtcp, this, false);
+  StartTimer (cfg_.streams[0].min_bps);
 }
 
 void
 AsspReceiver::StopApplication ()
 {
-  Simulator::Cancel (rtcp_ev_);
-  Simulator::Cancel (early_ev_);
+  StopTimers ();
   RtcpHdr bye = {};
   bye.type = T_BYE;
   SendTo (on_, bye, nullptr);
@@ -132,9 +326,7 @@ AsspReceiver::Join (uint32_t k)
     std::string d = dir_ + "/stream" + std::to_string (k);
     std::filesystem::create_directories (d);
     s.rd = fopen ((d + "/rd.txt").c_str (), "w");
-    s.stats = fopen ((d + "/stats.csv").c_str (), "w");
-    if (s.stats)
-      fprintf (s.stats, "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested,mode,queue_s\n");
+    s.stats = OpenStats (d + "/stats.csv");
   }
   igmp_ (rx_.host, k, 1, cfg_.join_latency_s);
 }
@@ -221,22 +413,8 @@ AsspReceiver::OnRtp (Ptr<Socket> s)
     p->CopyData ((uint8_t *) &h, sizeof h);
     if (h.magic != MAGIC_RTP)
       continue;
-    packets++;
-    bytes_ += p->GetSize ();
-    if (st_[k].rd)
-      fprintf (st_[k].rd, "%.6f id %llu udp %u\n", wall (cfg_),
-          (unsigned long long) (((uint64_t) h.ssrc << 32) | h.extseq), p->GetSize ());
-    if ((uint32_t) k == on_) {        /* the element measures the stream it outputs */
-      amcc_packet pkt = {};
-      pkt.ssrc = h.ssrc;
-      pkt.seq = (uint16_t) h.extseq;
-      pkt.rtp_ts = h.rtp_ts;
-      pkt.bytes = p->GetSize ();
-      pkt.send_time = h.send_time;
-      pkt.has_extseq = 1;
-      pkt.extseq = h.extseq;
-      amcc_receiver_on_rtp (cc_, sim_now (cfg_), &pkt);
-    }
+    /* the element measures the stream it outputs */
+    Measure (st_[k].rd, h, p->GetSize (), (uint32_t) k == on_);
     Follow ((uint32_t) k, h);
   }
   ScheduleEarly ();
@@ -248,17 +426,11 @@ AsspReceiver::OnRtcp (Ptr<Socket> s)
   int k = StreamOf (s, true);
   Ptr<Packet> p;
   Time tnow = Simulator::Now ();
+  std::vector<uint8_t> all;
   while ((p = s->Recv ())) {
     RtcpHdr h;
-    if (k < 0 || !st_[k].joined || p->GetSize () < sizeof h)
+    if (k < 0 || !st_[k].joined || !TakeRtcp (p, h, all) || h.type == T_PLI)
       continue;
-    p->CopyData ((uint8_t *) &h, sizeof h);
-    if (h.magic != MAGIC_RTCP || h.ssrc == ssrc_ || h.app_len > RTCP_MTU
-        || p->GetSize () < sizeof h + h.app_len || h.type == T_PLI)
-      continue;
-    std::vector<uint8_t> all (p->GetSize ());
-    p->CopyData (all.data (), all.size ());
-    amcc_time now = sim_now (cfg_);
     Stream &st = st_[k];
     if (h.type == T_BYE) {
       st.peers.erase (h.ssrc);
@@ -272,29 +444,18 @@ AsspReceiver::OnRtcp (Ptr<Socket> s)
     }
     if ((uint32_t) k != on_)
       continue;                       /* lib/cc hears the stream output's session only */
-    if (h.type == T_SR) {
-      amcc_receiver_set_rtcp_interval (cc_, now, (amcc_time) (std::max (timer_.td, timer_.min_s)
-              * AMCC_NS_PER_S));
-      amcc_receiver_on_sender_report (cc_, now, h.ssrc, (uint32_t) st.peers.size () + 1);
-    }
-    if (h.has_app)
-      amcc_receiver_on_app (cc_, now, h.ssrc, h.name, h.subtype, all.data () + sizeof h,
-          h.app_len);
+    if (h.type == T_SR)
+      OnSenderReport (h, st.peers);
+    OnApp (h, all);
   }
   ScheduleEarly ();
 }
 
-/* RTCP interval from the stream output's members heard in the last 5 intervals (as video.cc) */
+/* RTCP interval from the stream output's session */
 double
 AsspReceiver::Interval ()
 {
-  Time tnow = Simulator::Now ();
-  Time window = Seconds (5 * std::max (timer_.td, timer_.min_s));
-  auto &peers = st_[on_].peers;
-  for (auto it = peers.begin (); it != peers.end ();)
-    it = tnow - it->second < window ? std::next (it) : peers.erase (it);
-  double bps = sender_bps_ > 0 ? sender_bps_ : cfg_.streams[on_].min_bps;
-  return timer_.next_interval (bps, 1 + (uint32_t) peers.size (), false, 1, 100);
+  return NextInterval (cfg_.streams[on_].min_bps, st_[on_].peers);
 }
 
 void
@@ -306,72 +467,17 @@ AsspReceiver::SendTo (uint32_t k, RtcpHdr &h, const uint8_t *payload)
           sim_rtcp_bytes (h)), 0, InetSocketAddress (sim_group (cfg_, k), sim_port (cfg_, k) + 1));
 }
 
-/* An RR about the stream output's sender with lib/cc's APP (forward reconsideration as
- * video.cc's receiver), and a stats.csv row in that stream's directory. */
+/* An RR about the stream output's sender with lib/cc's APP, and a stats.csv row in that
+ * stream's directory. */
 void
 AsspReceiver::SendRtcp (bool early)
 {
-  amcc_time now = sim_now (cfg_);
-  Time tnow = Simulator::Now ();
-  if (!early) {
-    Time due = last_rtcp_ + Seconds (Interval ());
-    if (due > tnow) {
-      rtcp_ev_ = Simulator::Schedule (due - tnow, &AsspReceiver::SendRtcp, this, false);
-      return;
-    }
-  }
+  if (Reconsider (early))
+    return;
   Stream &st = st_[on_];
   RtcpHdr h = {};
-  h.type = T_RR;
-  if (st.sender_ssrc) {
-    h.has_block = 1;
-    h.about = st.sender_ssrc;
-    h.lsr = st.lsr;
-    h.dlsr = (uint32_t) ((tnow - st.sr_arrival).GetSeconds () * 65536.0);
-  }
   uint8_t payload[RTCP_MTU];
-  amcc_app app;
-  size_t room = RTCP_MTU - 8 - 24 - SDES_BYTES - 12;
-  if (amcc_receiver_next_app (cc_, now, payload, room, &app) == 1) {
-    h.has_app = 1;
-    memcpy (h.name, app.name, 4);
-    h.subtype = app.subtype;
-    h.app_len = (uint32_t) app.len;
-  }
+  FillReport (h, payload, st.sender_ssrc != 0, st.sender_ssrc, st.lsr, st.sr_arrival);
   SendTo (on_, h, payload);
-  last_rtcp_ = tnow;
-  reports_sent++;
-  timer_.first = false;
-  amcc_receiver_stats rs;
-  amcc_receiver_get_stats (cc_, now, &rs);
-  double t = wall (cfg_);
-  double recv = t > row_time_ ? 8.0 * (bytes_ - bytes_at_row_) / (t - row_time_) : 0.0;
-  if (st.stats)
-    fprintf (st.stats, "%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%d,%s,%.4f\n", t, rs.rate_bps, recv,
-        rs.loss, rs.rtt_s, rs.jitter_s, rs.congested ? 1 : 0, rs.mode ? rs.mode : "", rs.queue_s);
-  if (recv > 0)
-    sender_bps_ = recv;
-  row_time_ = t;
-  bytes_at_row_ = bytes_;
-  if (!early)
-    rtcp_ev_ = Simulator::Schedule (Seconds (Interval ()), &AsspReceiver::SendRtcp, this, false);
-  ScheduleEarly ();
-}
-
-void
-AsspReceiver::ScheduleEarly ()
-{
-  amcc_time now = sim_now (cfg_);
-  amcc_time due = amcc_receiver_early_due (cc_, now);
-  if (due == AMCC_TIME_NONE) {
-    Simulator::Cancel (early_ev_);
-    return;
-  }
-  Time at = std::max (NanoSeconds (std::max<amcc_time> (due - now, 0)),
-      last_rtcp_ + EARLY_GAP - Simulator::Now ());
-  if (early_ev_.IsRunning ()
-      && (int64_t) early_ev_.GetTs () <= (Simulator::Now () + at).GetTimeStep ())
-    return;
-  Simulator::Cancel (early_ev_);
-  early_ev_ = Simulator::Schedule (at, &AsspReceiver::SendRtcp, this, true);
+  Reported (early, st.stats);
 }

@@ -180,40 +180,71 @@ class VideoSender : public ns3::Application {
   double row_time_ = 0;
 };
 
-class VideoReceiver : public ns3::Application {
+/* What the two receivers share (assp.cc): lib/cc's receiver, the report timer (RFC 3550 forward
+ * reconsideration, lib/cc's early reports at most every EARLY_GAP) and one stats.csv row per
+ * report. A subclass builds and sends the reports (SendRtcp) and says which members and session
+ * bandwidth the interval is from (Interval). */
+class RtcpReceiver : public ns3::Application {
  public:
-  VideoReceiver (const SimConfig &cfg, const amcc_protocol *proto, const SimReceiver &rx,
-      uint32_t ssrc, const std::string &run_dir);
-  ~VideoReceiver () override;
-  uint64_t packets = 0, rtcp_in = 0, reports_sent = 0;
+  uint64_t packets = 0, reports_sent = 0;
 
- private:
-  void StartApplication () override;
-  void StopApplication () override;
-  void OnRtp (ns3::Ptr<ns3::Socket> s);
-  void OnRtcp (ns3::Ptr<ns3::Socket> s);
-  void SendRtcp (bool early, bool bye);
+ protected:
+  using Peers = std::unordered_map<uint32_t, ns3::Time>;    /* SSRCs heard in RTCP, last heard */
+  RtcpReceiver (const SimConfig &cfg, const amcc_protocol *proto, const SimReceiver &rx,
+      uint32_t ssrc);
+  ~RtcpReceiver () override;
+  virtual void SendRtcp (bool early) = 0;
+  virtual double Interval () = 0;
+  static FILE *OpenStats (const std::string &path);
+  void NewController ();
+  void StartTimer (double session_bps);
+  void StopTimers ();
+  bool Reconsider (bool early);
+  void Measure (FILE *rd, const RtpHdr &h, uint32_t bytes, bool feed);
+  bool TakeRtcp (ns3::Ptr<ns3::Packet> p, RtcpHdr &h, std::vector<uint8_t> &all) const;
+  void OnSenderReport (const RtcpHdr &h, const Peers &peers);
+  void OnApp (const RtcpHdr &h, const std::vector<uint8_t> &all);
+  double NextInterval (double fallback_bps, Peers &peers);
+  void FillReport (RtcpHdr &h, uint8_t *payload, bool block, uint32_t about, uint32_t lsr,
+      ns3::Time sr_arrival);
+  void Reported (bool early, FILE *stats);
   void ScheduleEarly ();
-  uint32_t Members ();
-  double Interval ();
 
   const SimConfig &cfg_;
   const amcc_protocol *proto_;
   SimReceiver rx_;
   amcc_receiver *cc_ = nullptr;
   uint32_t ssrc_;
-  ns3::Ptr<ns3::Socket> rtp_, rtcp_;
   ns3::EventId rtcp_ev_, early_ev_;
   ns3::Time last_rtcp_;
   RtcpTimer timer_;
+  double sender_bps_ = 0;
+  uint64_t bytes_ = 0, bytes_at_row_ = 0;
+  double row_time_ = 0;
+};
+
+class VideoReceiver : public RtcpReceiver {
+ public:
+  VideoReceiver (const SimConfig &cfg, const amcc_protocol *proto, const SimReceiver &rx,
+      uint32_t ssrc, const std::string &run_dir);
+  ~VideoReceiver () override;
+  uint64_t rtcp_in = 0;
+
+ private:
+  void StartApplication () override;
+  void StopApplication () override;
+  void OnRtp (ns3::Ptr<ns3::Socket> s);
+  void OnRtcp (ns3::Ptr<ns3::Socket> s);
+  void SendRtcp (bool early) override;
+  void Send (RtcpHdr &h, const uint8_t *payload);
+  double Interval () override;
+
+  ns3::Ptr<ns3::Socket> rtp_, rtcp_;
   uint32_t sender_ssrc_ = 0, lsr_ = 0;
   ns3::Time sr_arrival_;
   bool have_sr_ = false;
-  double sender_bps_ = 0;
-  std::unordered_map<uint32_t, ns3::Time> peers_;        /* SSRCs heard in RTCP, last heard */
+  Peers peers_;
   FILE *rd_ = nullptr, *stats_ = nullptr;
-  uint64_t bytes_ = 0, bytes_at_row_ = 0;
-  double row_time_ = 0;
 };
 
 /* ---- simulcast (assp.cc) ---- */
@@ -221,7 +252,7 @@ class VideoReceiver : public ns3::Application {
  * joins that group ahead, asks its sender for a key frame (PLI) at its first packet, switches
  * at the first key frame (amcc_receiver_set_stream), says BYE on the old session and leaves
  * its group. Traces: rx-NAME/streamK/{rd.txt,stats.csv}, rx-NAME/switches.csv. */
-class AsspReceiver : public ns3::Application {
+class AsspReceiver : public RtcpReceiver {
  public:
   /* the IGMP model: after after_s, host's membership of stream's group changes by delta */
   using Membership = std::function<void (const std::string &host, uint32_t stream, int delta,
@@ -229,7 +260,7 @@ class AsspReceiver : public ns3::Application {
   AsspReceiver (const SimConfig &cfg, const amcc_protocol *proto, const SimReceiver &rx,
       uint32_t ssrc, const std::string &run_dir, Membership igmp);
   ~AsspReceiver () override;
-  uint64_t packets = 0, reports_sent = 0, switches = 0;
+  uint64_t switches = 0;
   /* packets of a stream not joined that still reached the host: after a leave (the IGMP
    * model's leave latency; the longest time after it) and of a stream never joined */
   uint64_t stray = 0, stray_never = 0;
@@ -242,7 +273,7 @@ class AsspReceiver : public ns3::Application {
     double left_s = -1;               /* simulated time of the last leave, -1 never */
     uint32_t sender_ssrc = 0, lsr = 0;
     ns3::Time sr_arrival;
-    std::unordered_map<uint32_t, ns3::Time> peers;
+    Peers peers;
     FILE *rd = nullptr, *stats = nullptr;
   };
   void StartApplication () override;
@@ -252,31 +283,19 @@ class AsspReceiver : public ns3::Application {
   void Join (uint32_t k);
   void Leave (uint32_t k);
   void Follow (uint32_t k, const RtpHdr &h);
-  void SendRtcp (bool early);
+  void SendRtcp (bool early) override;
   void SendTo (uint32_t k, RtcpHdr &h, const uint8_t *payload);
-  void ScheduleEarly ();
-  double Interval ();
+  double Interval () override;
   int StreamOf (ns3::Ptr<ns3::Socket> s, bool rtcp) const;
 
-  const SimConfig &cfg_;
-  const amcc_protocol *proto_;
-  SimReceiver rx_;
   std::string dir_;
   Membership igmp_;
-  amcc_receiver *cc_ = nullptr;
-  uint32_t ssrc_;
   std::vector<Stream> st_;
   uint32_t on_ = 0;
   int joining_ = -1;                  /* the stream joined ahead, -1 none */
   bool key_asked_ = false;
   ns3::Time decided_at_;
-  ns3::EventId rtcp_ev_, early_ev_;
-  ns3::Time last_rtcp_;
-  RtcpTimer timer_;
-  double sender_bps_ = 0;
   FILE *switches_ = nullptr;
-  uint64_t bytes_ = 0, bytes_at_row_ = 0;
-  double row_time_ = 0;
 };
 
 /* ---- competing flows (flows.cc) ---- */

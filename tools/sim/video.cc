@@ -379,25 +379,20 @@ VideoSender::OnRtcp (Ptr<Socket> s)
 }
 
 /* ======================= receiver ======================= */
+/* its RTCP plumbing, shared with the simulcast receiver: RtcpReceiver (assp.cc) */
 VideoReceiver::VideoReceiver (const SimConfig &cfg, const amcc_protocol *proto,
     const SimReceiver &rx, uint32_t ssrc, const std::string &run_dir)
-  : cfg_ (cfg), proto_ (proto), rx_ (rx), ssrc_ (ssrc)
+  : RtcpReceiver (cfg, proto, rx, ssrc)
 {
-  timer_.u = CreateObject<UniformRandomVariable> ();
-  timer_.min_s = cfg.rtcp_ms / 1000.0;
   std::string dir = run_dir + "/rx-" + rx.name;
   if (rx.trace) {
     rd_ = fopen ((dir + "/rd.txt").c_str (), "w");
-    stats_ = fopen ((dir + "/stats.csv").c_str (), "w");
+    stats_ = OpenStats (dir + "/stats.csv");
   }
-  if (stats_)
-    fprintf (stats_, "time_s,rate_bps,recv_bps,loss,rtt_s,jitter_s,congested,mode,queue_s\n");
 }
 
 VideoReceiver::~VideoReceiver ()
 {
-  if (cc_)
-    amcc_receiver_free (cc_);
   if (rd_)
     fclose (rd_);
   if (stats_)
@@ -407,30 +402,19 @@ VideoReceiver::~VideoReceiver ()
 void
 VideoReceiver::StartApplication ()
 {
-  amcc_ctl_config c;
-  amcc_ctl_config_init (&c);
-  c.initial_bps = 0;                  /* asmpsrc: the protocol's default */
-  c.rtcp_interval = (amcc_time) cfg_.rtcp_ms * AMCC_NS_PER_MS;
-  c.clock_rate = 90000;
-  c.ssrc = ssrc_;
-  c.seed = cfg_.seed * 0x9e3779b97f4a7c15ULL + ssrc_;
-  cc_ = amcc_receiver_new (proto_, &c, sim_now (cfg_));
-  if (!cc_)
-    NS_FATAL_ERROR ("amcc_receiver_new failed for " << rx_.name);
+  NewController ();
   rtp_ = sim_udp_socket (GetNode (), cfg_.port, MakeCallback (&VideoReceiver::OnRtp, this));
   rtcp_ = sim_udp_socket (GetNode (), cfg_.port + 1, MakeCallback (&VideoReceiver::OnRtcp, this));
-  row_time_ = wall (cfg_);
-  last_rtcp_ = Simulator::Now ();
-  rtcp_ev_ = Simulator::Schedule (Seconds (timer_.next_interval (cfg_.initial_bps, 2, false, 1,
-              100)), &VideoReceiver::SendRtcp, this, false, false);
+  StartTimer (cfg_.initial_bps);
 }
 
 void
 VideoReceiver::StopApplication ()
 {
-  Simulator::Cancel (rtcp_ev_);
-  Simulator::Cancel (early_ev_);
-  SendRtcp (false, true);             /* rtpsession sends a BYE when the element stops */
+  StopTimers ();
+  RtcpHdr bye = {};                   /* rtpsession sends a BYE when the element stops */
+  bye.type = T_BYE;
+  Send (bye, nullptr);
   rtp_->Close ();
   rtcp_->Close ();
   if (rd_)
@@ -448,22 +432,8 @@ VideoReceiver::OnRtp (Ptr<Socket> s)
     if (p->GetSize () < sizeof h)
       continue;
     p->CopyData ((uint8_t *) &h, sizeof h);
-    if (h.magic != MAGIC_RTP)
-      continue;
-    packets++;
-    bytes_ += p->GetSize ();
-    if (rd_)
-      fprintf (rd_, "%.6f id %llu udp %u\n", wall (cfg_),
-          (unsigned long long) (((uint64_t) h.ssrc << 32) | h.extseq), p->GetSize ());
-    amcc_packet pkt = {};
-    pkt.ssrc = h.ssrc;
-    pkt.seq = (uint16_t) h.extseq;
-    pkt.rtp_ts = h.rtp_ts;
-    pkt.bytes = p->GetSize ();
-    pkt.send_time = h.send_time;
-    pkt.has_extseq = 1;
-    pkt.extseq = h.extseq;
-    amcc_receiver_on_rtp (cc_, sim_now (cfg_), &pkt);
+    if (h.magic == MAGIC_RTP)
+      Measure (rd_, h, p->GetSize (), true);
   }
   ScheduleEarly ();
 }
@@ -473,17 +443,11 @@ VideoReceiver::OnRtcp (Ptr<Socket> s)
 {
   Ptr<Packet> p;
   Time tnow = Simulator::Now ();
+  std::vector<uint8_t> all;
   while ((p = s->Recv ())) {
     RtcpHdr h;
-    if (p->GetSize () < sizeof h)
+    if (!TakeRtcp (p, h, all))
       continue;
-    p->CopyData ((uint8_t *) &h, sizeof h);
-    if (h.magic != MAGIC_RTCP || h.ssrc == ssrc_ || h.app_len > RTCP_MTU
-        || p->GetSize () < sizeof h + h.app_len)
-      continue;
-    std::vector<uint8_t> all (p->GetSize ());
-    p->CopyData (all.data (), all.size ());
-    amcc_time now = sim_now (cfg_);
     rtcp_in++;
     if (h.type == T_BYE) {            /* RFC 3550 6.3.7: a BYE takes the member out */
       peers_.erase (h.ssrc);
@@ -495,114 +459,38 @@ VideoReceiver::OnRtcp (Ptr<Socket> s)
       lsr_ = h.ntp_mid32;
       sr_arrival_ = tnow;
       have_sr_ = true;
-      /* the interval RFC 3550 computes now (ASMP's eq. 20 compares it with T_suspend) */
-      amcc_receiver_set_rtcp_interval (cc_, now, (amcc_time) (std::max (timer_.td, timer_.min_s)
-              * AMCC_NS_PER_S));
-      amcc_receiver_on_sender_report (cc_, now, h.ssrc, (uint32_t) peers_.size () + 1);
+      OnSenderReport (h, peers_);
     }
-    if (h.has_app)
-      amcc_receiver_on_app (cc_, now, h.ssrc, h.name, h.subtype, all.data () + sizeof h,
-          h.app_len);
+    OnApp (h, all);
   }
   ScheduleEarly ();
-}
-
-/* An RR about the sender (LSR/DLSR of its last SR) with lib/cc's APP, or a BYE. */
-/* members: the SSRCs heard in the last 5 deterministic intervals (RFC 3550 6.3.5, M = 5), and
- * us; the others time out */
-uint32_t
-VideoReceiver::Members ()
-{
-  Time tnow = Simulator::Now ();
-  Time window = Seconds (5 * std::max (timer_.td, timer_.min_s));
-  for (auto it = peers_.begin (); it != peers_.end ();)
-    it = tnow - it->second < window ? std::next (it) : peers_.erase (it);
-  return 1 + (uint32_t) peers_.size ();
 }
 
 double
 VideoReceiver::Interval ()
 {
-  return timer_.next_interval (sender_bps_ > 0 ? sender_bps_ : cfg_.initial_bps, Members (), false,
-      1, 100);
+  return NextInterval (cfg_.initial_bps, peers_);
 }
 
 void
-VideoReceiver::SendRtcp (bool early, bool bye)
+VideoReceiver::Send (RtcpHdr &h, const uint8_t *payload)
 {
-  amcc_time now = sim_now (cfg_);
-  Time tnow = Simulator::Now ();
-  if (!early && !bye) {
-    /* forward reconsideration (RFC 3550 6.3.6, A.7 OnExpire): the interval again from the
-     * members heard by now; not yet due from the last packet: wait until it is. Without it, a
-     * receiver that joins knowing nobody reports after ~0.5 s, and 1 000 joins a second put
-     * 1 000 reports a second on the group. */
-    Time due = last_rtcp_ + Seconds (Interval ());
-    if (due > tnow) {
-      rtcp_ev_ = Simulator::Schedule (due - tnow, &VideoReceiver::SendRtcp, this, false, false);
-      return;
-    }
-  }
-  RtcpHdr h = {};
   h.magic = MAGIC_RTCP;
-  h.type = bye ? T_BYE : T_RR;
   h.ssrc = ssrc_;
-  uint8_t payload[RTCP_MTU];
-  if (!bye) {
-    if (have_sr_) {
-      h.has_block = 1;
-      h.about = sender_ssrc_;
-      h.lsr = lsr_;
-      h.dlsr = (uint32_t) ((tnow - sr_arrival_).GetSeconds () * 65536.0);
-    }
-    amcc_app app;
-    size_t room = RTCP_MTU - 8 - 24 - SDES_BYTES - 12;
-    if (amcc_receiver_next_app (cc_, now, payload, room, &app) == 1) {
-      h.has_app = 1;
-      memcpy (h.name, app.name, 4);
-      h.subtype = app.subtype;
-      h.app_len = (uint32_t) app.len;
-    }
-  }
   rtcp_->SendTo (sim_packet (&h, sizeof h, payload, h.has_app ? h.app_len : 0,
           sim_rtcp_bytes (h)),
       0, InetSocketAddress (Ipv4Address (cfg_.group.c_str ()), cfg_.port + 1));
-  last_rtcp_ = tnow;
-  if (bye)
-    return;
-  reports_sent++;
-  timer_.first = false;
-  /* stats.csv: one row per RTCP packet, as asmpsrc's stats message */
-  amcc_receiver_stats st;
-  amcc_receiver_get_stats (cc_, now, &st);
-  double t = wall (cfg_);
-  double recv = t > row_time_ ? 8.0 * (bytes_ - bytes_at_row_) / (t - row_time_) : 0.0;
-  if (stats_)
-    fprintf (stats_, "%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%d,%s,%.4f\n", t, st.rate_bps, recv, st.loss,
-        st.rtt_s, st.jitter_s, st.congested ? 1 : 0, st.mode ? st.mode : "", st.queue_s);
-  if (recv > 0)
-    sender_bps_ = recv;
-  row_time_ = t;
-  bytes_at_row_ = bytes_;
-  if (!early)
-    rtcp_ev_ = Simulator::Schedule (Seconds (Interval ()), &VideoReceiver::SendRtcp, this, false,
-        false);
-  ScheduleEarly ();
 }
 
+/* An RR about the sender with lib/cc's APP (a BYE when it stops: StopApplication). */
 void
-VideoReceiver::ScheduleEarly ()
+VideoReceiver::SendRtcp (bool early)
 {
-  amcc_time now = sim_now (cfg_);
-  amcc_time due = amcc_receiver_early_due (cc_, now);
-  if (due == AMCC_TIME_NONE) {
-    Simulator::Cancel (early_ev_);
+  if (Reconsider (early))
     return;
-  }
-  Time at = std::max (NanoSeconds (std::max<amcc_time> (due - now, 0)),
-      last_rtcp_ + EARLY_GAP - Simulator::Now ());
-  if (early_ev_.IsRunning () && (int64_t) early_ev_.GetTs () <= (Simulator::Now () + at).GetTimeStep ())
-    return;
-  Simulator::Cancel (early_ev_);
-  early_ev_ = Simulator::Schedule (at, &VideoReceiver::SendRtcp, this, true, false);
+  RtcpHdr h = {};
+  uint8_t payload[RTCP_MTU];
+  FillReport (h, payload, have_sr_, sender_ssrc_, lsr_, sr_arrival_);
+  Send (h, payload);
+  Reported (early, stats_);
 }
