@@ -2,7 +2,7 @@
 """RMANP in ns-3 (tools/sim/rmanp-sim.cc through `amcast-sim FILE --protocol rmanp`), two short
 scenarios on a 3-relay tree with papers/004's 180 kb/s WAN links and 3-packet router queues:
 
-  test_sim_rmanp.py [SEED]      (the loss case's seed; default random, printed)
+  test_sim_rmanp.py [SEED]      (the loss case's seed; default 1, printed)
 
 1. tests/sim/rmanp-step.toml: background 14.5 KB/s, 18.5 KB/s in [100, 250) s on the first WAN
    link; a 1.5 MB file. Deterministic (nothing random in it). Checks:
@@ -31,7 +31,6 @@ scenarios on a 3-relay tree with papers/004's 180 kb/s WAN links and 3-packet ro
 import csv
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -55,9 +54,13 @@ def check(ok, what):
 
 
 def run(toml, seed, out, extra=()):
-    r = subprocess.run([SIM, os.path.join(TOP, "tests", "sim", toml), "--protocol", "rmanp",
-                        "--seed", str(seed), "--out", out, *extra], stdout=subprocess.DEVNULL,
-                       timeout=120)
+    try:
+        r = subprocess.run([SIM, os.path.join(TOP, "tests", "sim", toml), "--protocol", "rmanp",
+                            "--seed", str(seed), "--out", out, *extra],
+                           stdout=subprocess.DEVNULL, timeout=120)
+    except subprocess.TimeoutExpired:
+        check(False, f"{toml}: amcast-sim --protocol rmanp still running after 120 s")
+        return None
     check(r.returncode == 0, f"{toml}: amcast-sim --protocol rmanp exited {r.returncode}")
     p = os.path.join(out, "summary.json")
     return json.load(open(p)) if r.returncode == 0 and os.path.isfile(p) else None
@@ -82,7 +85,9 @@ def queues(s, cap, name):
 
 
 def main():
-    seed = int(sys.argv[1]) if len(sys.argv) > 1 else random.SystemRandom().randint(1, 1 << 30)
+    # the loss case's seed: 1 (deterministic, as the rest of the suite); any other as argument
+    # (seeds 1-40 all passed, 135.5-151.1 s, 10-38 repairs at A2)
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 1
     tmp = tempfile.mkdtemp(prefix="amt-sim-rmanp-")
     s = run("rmanp-step.toml", 1, os.path.join(tmp, "step"))
     if s:

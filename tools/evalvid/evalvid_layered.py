@@ -9,7 +9,7 @@ before it. A frame of a layer the receiver did not hold is not shown and that is
 change, not a freeze; a slot is frozen when a newer frame of the held layers should be on screen.
 This file decides that from the traces; evalvid_layered_run.py decodes and writes the report.
 """
-import bisect, csv, math, os, statistics
+import bisect, csv, math, os, statistics, sys
 
 # Frozen slots whose time lies within this of a layer change (s, before/after) count at it.
 CHANGE_WINDOW_S = (-0.5, 2.0)
@@ -29,30 +29,40 @@ def is_layered(runp):
 
 
 def _lines(path):
-    """(line number, fields) of a trace; a cut-off last line (no newline) is skipped."""
+    """(line number, fields, cut) of a trace; cut: the last line has no newline (the writer may
+    have been stopped mid-line: a caller skips it with a warning if it does not parse, as
+    ev_trace.c does)."""
     with open(path) as f:
         data = f.read()
     rows = data.split('\n')
+    cut_at = 0
     if rows and rows[-1] == '':
         rows.pop()
     elif rows:
-        rows.pop()                  # unterminated: the writer was stopped mid-line
+        cut_at = len(rows)
     for n, line in enumerate(rows, 1):
         t = line.split()
         if t and not t[0].startswith('#'):
-            yield n, t
+            yield n, t, n == cut_at
+
+
+def _cut_line(path, n):
+    print(f'{path}:{n}: warning: unterminated last line does not parse, ignored', file=sys.stderr)
 
 
 def read_sd(path):
     """sd.txt of a layered sender: [{t, id, size, frame, type, layer}] in file order."""
     out, seen = [], set()
-    for n, t in _lines(path):
+    for n, t, cut in _lines(path):
         try:
             if len(t) < 9 or t[1] != 'id' or t[3] != 'udp' or t[7] != 'layer':
                 raise ValueError
             p = {'t': float(t[0]), 'id': int(t[2]), 'size': int(t[4]), 'frame': int(t[5]),
                  'type': t[6], 'layer': int(t[8])}
         except ValueError:
+            if cut:
+                _cut_line(path, n)
+                break
             raise ValueError(f'{path}:{n}: not `TIME id N udp SIZE FRAME TYPE layer L`') from None
         if p['id'] in seen:
             raise ValueError(f'{path}:{n}: packet id {p["id"]} twice')
@@ -66,13 +76,16 @@ def read_rd(path, ids):
     out, dups = {}, 0
     if not os.path.isfile(path):
         return out, 0
-    for n, t in _lines(path):
+    for n, t, cut in _lines(path):
         try:
             if len(t) < 5 or t[1] != 'id' or t[3] != 'udp':
                 raise ValueError
             at, pid, size = float(t[0]), int(t[2]), int(t[4])
             layer = int(t[6]) if len(t) >= 7 and t[5] == 'layer' else None
         except ValueError:
+            if cut:
+                _cut_line(path, n)
+                break
             raise ValueError(f'{path}:{n}: not `TIME id N udp SIZE [layer L]`') from None
         if pid not in ids:
             raise ValueError(f'{path}:{n}: packet id {pid} is not in the sender dump')
@@ -89,7 +102,11 @@ def read_changes(path):
     if not os.path.isfile(path):
         return []
     with open(path, newline='') as f:
-        return sorted((float(r['time_s']), int(r['from']), int(r['to'])) for r in csv.DictReader(f))
+        try:
+            return sorted((float(r['time_s']), int(r['from']), int(r['to']))
+                          for r in csv.DictReader(f))
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f'{path}: not a `time_s,from,to` table') from None
 
 
 def level_at(changes, t):

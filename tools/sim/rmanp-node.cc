@@ -135,12 +135,14 @@ RmanpNode::OnRecv (Ptr<Socket> s)
 {
   Ptr<Packet> p;
   Address from;
-  uint8_t b[2048];
+  uint8_t b[RMANP_SIM_MAX_PACKET];             /* read_cfg caps packet_bytes (header included) */
   amcc_time now = rmanp_now ();
   while ((p = s->RecvFrom (from))) {
     uint32_t n = p->GetSize ();
-    if (n > sizeof b)
+    if (n > sizeof b) {
+      decode_errors++;                          /* counted in the summary; read_cfg prevents it */
       continue;
+    }
     p->CopyData (b, n);
     pkts_in++;
     int from_parent = s == in_;

@@ -69,7 +69,8 @@ read_cfg (const char *path, RmanpCfg &c)
     }
     else if (k == "params")
       ok = !!(s >> c.p.rm_bps >> c.p.is >> c.p.in >> c.p.da >> c.p.dr >> c.p.packet_bytes
-          >> c.p.cache_packets >> c.p.queue_packets);
+          >> c.p.cache_packets >> c.p.queue_packets)
+          && c.p.packet_bytes <= RMANP_SIM_MAX_PACKET;   /* rmanp-node.cc's receive buffer */
     else if (k == "node") {
       std::string n, kind;
       ok = !!(s >> n >> kind) && (kind == "host" || kind == "router");
@@ -84,7 +85,8 @@ read_cfg (const char *path, RmanpCfg &c)
     } else if (k == "source" || k == "relay" || k == "receiver") {
       RmanpCfg::Member m;
       m.role = k == "source" ? RMANP_SOURCE : k == "relay" ? RMANP_RELAY : RMANP_RECEIVER;
-      ok = !!(s >> m.name >> m.node) && (k == "source") == c.members.empty ();
+      ok = !!(s >> m.name >> m.node) && (k == "source") == c.members.empty ()
+          && !idx.count (m.name);                          /* names are unique */
       m.parent = -1;
       if (ok && k != "source")
         ok = (s >> parent) && idx.count (parent) && c.members[idx[parent]].role != RMANP_RECEIVER;
@@ -474,6 +476,11 @@ main (int argc, char **argv)
     w.apps[m]->SetStartTime (Seconds (0));
     w.apps[m]->SetStopTime (Seconds (w.cfg.duration_s));
   }
+  for (auto &b : w.cfg.bgs)
+    if (!w.node.count (b.src) || !w.node.count (b.dst)) {
+      fprintf (stderr, "rmanp-sim: background %s: unknown node\n", b.name.c_str ());
+      return 2;
+    }
   for (auto &b : w.cfg.bgs) {
     Ptr<Socket> sink = Socket::CreateSocket (w.node[b.dst], UdpSocketFactory::GetTypeId ());
     sink->Bind (InetSocketAddress (Ipv4Address::GetAny (), BG_PORT));   /* no ICMP back */

@@ -9,6 +9,8 @@
  * decision is lib/cc's; this program only moves packets and counts. */
 #ifndef RMANP_SIM_H
 #define RMANP_SIM_H
+
+#define RMANP_SIM_MAX_PACKET 2048   /* largest packet_bytes a scenario may set */
 #include <array>
 #include <cstdint>
 #include <cstdio>

@@ -183,10 +183,11 @@ def report(sc, results, cmd):
     out = [f"# {sc.get('title', sc['name'])} (ns-3)", "", *rows, ""]
     for da, s in results:
         for name, w in s["figures"].get("windows", {}).items():
+            pct = lambda v: "-" if v is None else f"{v:.1f}"     # None: no room left
             out.append(f"- Da {da}, {name} [{w['start_s']:.0f}, {w['end_s']:.0f}) s: RMANP "
-                       f"{w['rmanp_Bps']:.0f} B/s on the bottleneck = {w['use_pct']:.1f} % of "
+                       f"{w['rmanp_Bps']:.0f} B/s on the bottleneck = {pct(w['use_pct'])} % of "
                        f"the {w['free_Bps']:.0f} B/s the background leaves "
-                       f"({w['use_of_left_pct']:.1f} % of what it actually left)")
+                       f"({pct(w['use_of_left_pct'])} % of what it actually left)")
     out += ["", f"Command: `{cmd}`", ""]
     return "\n".join(out)
 
