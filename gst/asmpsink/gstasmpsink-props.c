@@ -197,8 +197,9 @@ gst_asmp_sink_install_properties (GObjectClass * gobject_class)
       GST_AM_GUARD_MAX_PER_HOST, rw_ready);
   props[PROP_RECEIVER_TIMEOUT] = g_param_spec_uint ("receiver-timeout", "Receiver timeout",
       "ASMP: a receiver silent this long (ms; no RR, no report) no longer holds the rate down; "
-      "0 = 3 x rtcp-interval. Raise it when receivers use a longer RTCP interval (large "
-      "groups)", 0, G_MAXUINT, 0, rw_ready);
+      "0 = 3 x the receivers' RTCP interval as rtpsession computes it for the group (at least "
+      "rtcp-interval); set it when receivers use other RTCP settings", 0, G_MAXUINT, 0,
+      rw_ready);
   props[PROP_TRACE_DIR] = g_param_spec_string ("trace-dir", "Trace directory",
       "Directory for sd.txt and rate.csv (docs/run-directory.md); NULL: no traces", NULL,
       rw_ready);
