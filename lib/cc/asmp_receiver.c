@@ -186,16 +186,21 @@ rate_smooth (double r_inst, double r_prev, double gamma)
 
 /* The rate the packets of this interval left the sender at, from their send times (the
  * sender's clock: its offset cancels): the n - 1 gaps between the first and the last carried
- * all but one packet. 0 when unknown (under 4 packets or 100 ms). */
+ * all but one packet. The `lost` packets found in the interval were sent in that span too
+ * (counted at the mean size): without them a lossy interval reads low by its loss fraction,
+ * and a queue we overfill looks like a competitor's. 0 when unknown (under 4 packets or
+ * 100 ms). */
 static double
-send_rate (const amcc_asmp_receiver *rx)
+send_rate (const amcc_asmp_receiver *rx, uint32_t lost)
 {
   if (rx->iv_send_n < 4 || rx->iv_send_min == AMCC_TIME_NONE)
     return 0;
   double span = amcc_time_to_s (rx->iv_send_max - rx->iv_send_min);
   if (!(span >= 0.1))
     return 0;
-  return (double) rx->iv_send_bytes * (rx->iv_send_n - 1) / rx->iv_send_n / span;
+  double n = rx->iv_send_n + (double) lost;
+  double bytes = rx->iv_send_bytes + (double) lost * rx->iv_send_bytes / rx->iv_send_n;
+  return bytes * (n - 1) / n / span;
 }
 
 /* The rate received in the interval (recv_least_delay). A receiver that the machine stalls reads
@@ -301,7 +306,7 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   v.recv = recv_rate (rx, v.secs);
   v.any = iv.received > 0;
   v.q = rx->iv_min_owd != AMCC_TIME_NONE ? amcc_time_to_s (rx->iv_min_owd - rx->base_owd) : -1;
-  v.send = send_rate (rx);
+  v.send = send_rate (rx, iv.lost);
   double p_ev = amcc_loss_events_p (&rx->ev);
   if (rx->p.loss_events) {
     v.l = p_ev;

@@ -203,6 +203,8 @@ typedef struct amcc_asmp_receiver {
   double prev_q;             /* the previous report's queue_s */
   uint32_t drained_run;      /* loss-free reports in a row with the queue drained */
   double knee_Bps;           /* DELAY: rate received when the last burst loss came, 0 = none */
+  double knee2_Bps;          /* the same over that and the previous report (knee_loss_frac's) */
+  double prev_recv;          /* the previous report's received rate, bytes/s (0 = none) */
   amcc_time knee_at;         /* when it came */
   amcc_time event_at[2];     /* report times of the last two queued loss events, [0] newest */
   amcc_time evidence_at;     /* last queued loss event or queue held past compete_after_s */
