@@ -200,6 +200,15 @@ amcc_pgmcc_sender_rtt_packets (const struct amcc_pgmcc_sender *s, amcc_time now,
   return c0 < 0 || c1 < c0 ? -1 : c1 - c0;
 }
 
+/* The window, packets, that sends rate_bps at the acker's RTT and the mean packet size: docs/pgmcc.md
+ * section 2.3's rate = W s / RTT solved for W, W = x RTT / s (s in bits), at least min_window.
+ * Needs srtt_s > 0. */
+static double
+window_for_rate (const struct amcc_pgmcc_sender *s, double rate_bps)
+{
+  return fmax (rate_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+}
+
 /* hold_rate: W is the rate x it stands for at the RTT and packet size now (a rate follower's
  * queue draining must not raise the target: an ACK-clocked sender would not send faster). */
 static void
@@ -207,7 +216,7 @@ w_from_rate (struct amcc_pgmcc_sender *s)
 {
   if (!(s->p.hold_rate && s->x_bps > 0 && s->srtt_s > 0))
     return;
-  double w = fmax (s->x_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+  double w = window_for_rate (s, s->x_bps);
   if (isfinite (s->ssthresh))
     s->ssthresh *= w / s->w;    /* slow start ends at the same rate */
   s->w = w;
@@ -426,7 +435,7 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
     bool first = s->srtt_s == 0;
     s->srtt_s = first ? x : s->srtt_s + s->p.rtt_gain * (x - s->srtt_s);
     if (first && s->p.start_from_initial_rate && s->srtt_s > 0) {
-      s->w = fmax (s->p.initial_rate_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+      s->w = window_for_rate (s, s->p.initial_rate_bps);
       s->tokens = s->w;
     }
     echo_at = echo_sent_at (now, &a->fb);
@@ -503,7 +512,7 @@ amcc_pgmcc_sender_cap_window (struct amcc_pgmcc_sender *s, double rate_bps)
   if (!(s->srtt_s > 0) || !(rate_bps >= 0))
     return;
   w_from_rate (s);
-  double w = fmax (rate_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+  double w = window_for_rate (s, rate_bps);
   if (s->w > w) {
     s->w = w;
     s->tokens = fmin (s->tokens, w);
