@@ -198,20 +198,26 @@ gst_am_rtcp_new_bye (guint32 ssrc, const gchar * cname)
   return buf;
 }
 
-/* host:port as a socket address; a name is resolved (the udpsink accepts names too) */
+/* host:port as a socket address of the sending socket's family, NULL when host has none; a
+ * name is resolved (the udpsink accepts names too) and its first address of that family taken:
+ * GLib gives "localhost" as ::1 before 127.0.0.1, and an IPv4 socket cannot send to ::1. */
 static GSocketAddress *
-socket_address (const gchar * host, gint port)
+socket_address (const gchar * host, gint port, GSocketFamily family)
 {
   GSocketAddress *sa = g_inet_socket_address_new_from_string (host, (guint) port);
   GResolver *r;
   GList *l;
 
-  if (sa)
+  if (sa) {
+    if (g_socket_address_get_family (sa) != family)
+      g_clear_object (&sa);
     return sa;
+  }
   r = g_resolver_get_default ();
   l = g_resolver_lookup_by_name (r, host, NULL, NULL);
-  if (l)
-    sa = g_inet_socket_address_new (l->data, (guint16) port);
+  for (GList * x = l; x && !sa; x = x->next)
+    if (g_inet_address_get_family (x->data) == family)
+      sa = g_inet_socket_address_new (x->data, (guint16) port);
   g_resolver_free_addresses (l);
   g_object_unref (r);
   return sa;
@@ -237,7 +243,7 @@ gst_am_rtcp_send_bye (GstElement * rtcp_src, GstElement * rtcp_sink, GObject * s
   if (session)
     g_object_get (session, "sdes", &sdes, NULL);
   bye = gst_am_rtcp_new_bye (ssrc, sdes ? gst_structure_get_string (sdes, "cname") : NULL);
-  if (sock && host && port > 0 && bye && (to = socket_address (host, port))
+  if (sock && host && port > 0 && bye && (to = socket_address (host, port, g_socket_get_family (sock)))
       && gst_buffer_map (bye, &map, GST_MAP_READ)) {
     ok = g_socket_send_to (sock, to, (const gchar *) map.data, map.size, NULL, NULL)
         == (gssize) map.size;

@@ -79,7 +79,8 @@ GstBuffer *gst_am_rtcp_new_bye (guint32 ssrc, const gchar * cname);
 /* Sends it for ssrc (CNAME: the session's) from the RTCP udpsrc's socket, the one the RTCP
  * udpsink shares (the address peers know us by), to the udpsink's host and port: the path of
  * our RRs, open until the udpsrc closes (READY -> NULL), also once EOS has ended the udpsink.
- * FALSE when there is no socket or address or the send failed. */
+ * A host name is resolved to an address of the socket's family (IPv4 or IPv6). FALSE when there
+ * is no socket or no such address or the send failed. */
 gboolean gst_am_rtcp_send_bye (GstElement * rtcp_src, GstElement * rtcp_sink,
     GObject * session, guint32 ssrc);
 

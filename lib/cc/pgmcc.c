@@ -31,6 +31,42 @@ amcc_pgmcc_params_init (struct amcc_pgmcc_params *p)
   p->max_rate_bps = 1e12;
 }
 
+/* A duration in ns within [0, AMCC_MAX_HOLD_S]. */
+static int
+hold_ok (amcc_time t)
+{
+  return t >= 0 && t <= (amcc_time) AMCC_MAX_HOLD_S * AMCC_NS_PER_S;
+}
+
+int
+amcc_pgmcc_params_validate (const struct amcc_pgmcc_params *p)
+{
+  if (!p)
+    return AMCC_ERR_PARAM;
+  /* the election and the window: c > 1 would elect a better receiver, dupthresh past the 64
+   * sequence numbers remembered would never judge a loss, W below 1 packet stops the clock */
+  if (!(p->switch_c > 0 && p->switch_c <= 1) || p->dupthresh < 1 || p->dupthresh > 63
+      || !(p->min_window >= 1) || !isfinite (p->min_window)
+      || !(p->initial_ssthresh >= p->min_window))             /* INFINITY: slow start */
+    return AMCC_ERR_PARAM;
+  if ((p->start_from_initial_rate != 0 && p->start_from_initial_rate != 1)
+      || (p->hold_rate != 0 && p->hold_rate != 1)
+      || !(p->app_limit_factor >= 1)                            /* INFINITY: the paper */
+      || !(p->tested_fraction >= 0 && p->tested_fraction <= 1))
+    return AMCC_ERR_PARAM;
+  if (!hold_ok (p->actuator_hold) || !hold_ok (p->actuator_growth)
+      || !hold_ok (p->ack_interval_min) || !hold_ok (p->timeout_min) || p->timeout_min == 0
+      || !(p->rtt_gain > 0 && p->rtt_gain <= 1) || !(p->loss_filter > 0 && p->loss_filter <= 1)
+      || !(p->timeout_rtts > 0 && p->timeout_rtts <= 100))
+    return AMCC_ERR_PARAM;
+  /* packet_size 0: 1200 (amcc_pgmcc_sender_init); min_rate_bps 0: no floor */
+  if (p->packet_size > 65535 || !(p->initial_rate_bps > 0) || !isfinite (p->initial_rate_bps)
+      || !(p->min_rate_bps >= 0) || !(p->max_rate_bps >= p->min_rate_bps)
+      || !(p->max_rate_bps > 0) || !isfinite (p->max_rate_bps))
+    return AMCC_ERR_PARAM;
+  return AMCC_OK;
+}
+
 /* Rizzo's simplified TCP throughput up to a constant, 1 / (RTT sqrt(p)). */
 double
 amcc_pgmcc_throughput (double rtt, double p)
@@ -164,6 +200,15 @@ amcc_pgmcc_sender_rtt_packets (const struct amcc_pgmcc_sender *s, amcc_time now,
   return c0 < 0 || c1 < c0 ? -1 : c1 - c0;
 }
 
+/* The window, packets, that sends rate_bps at the acker's RTT and the mean packet size: docs/pgmcc.md
+ * section 2.3's rate = W s / RTT solved for W, W = x RTT / s (s in bits), at least min_window.
+ * Needs srtt_s > 0. */
+static double
+window_for_rate (const struct amcc_pgmcc_sender *s, double rate_bps)
+{
+  return fmax (rate_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+}
+
 /* hold_rate: W is the rate x it stands for at the RTT and packet size now (a rate follower's
  * queue draining must not raise the target: an ACK-clocked sender would not send faster). */
 static void
@@ -171,7 +216,7 @@ w_from_rate (struct amcc_pgmcc_sender *s)
 {
   if (!(s->p.hold_rate && s->x_bps > 0 && s->srtt_s > 0))
     return;
-  double w = fmax (s->x_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+  double w = window_for_rate (s, s->x_bps);
   if (isfinite (s->ssthresh))
     s->ssthresh *= w / s->w;    /* slow start ends at the same rate */
   s->w = w;
@@ -390,7 +435,7 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
     bool first = s->srtt_s == 0;
     s->srtt_s = first ? x : s->srtt_s + s->p.rtt_gain * (x - s->srtt_s);
     if (first && s->p.start_from_initial_rate && s->srtt_s > 0) {
-      s->w = fmax (s->p.initial_rate_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+      s->w = window_for_rate (s, s->p.initial_rate_bps);
       s->tokens = s->w;
     }
     echo_at = echo_sent_at (now, &a->fb);
@@ -467,7 +512,7 @@ amcc_pgmcc_sender_cap_window (struct amcc_pgmcc_sender *s, double rate_bps)
   if (!(s->srtt_s > 0) || !(rate_bps >= 0))
     return;
   w_from_rate (s);
-  double w = fmax (rate_bps * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+  double w = window_for_rate (s, rate_bps);
   if (s->w > w) {
     s->w = w;
     s->tokens = fmin (s->tokens, w);

@@ -7,7 +7,9 @@
 #include "amcc/pgmcc.h"
 #include "controller_impl.h"
 
-static void
+/* AMCC_ERR_PARAM when the parameters are impossible (amcc_pgmcc_params_validate): no sender
+ * or receiver is created with them. */
+static int
 params_from (struct amcc_pgmcc_params *p, const amcc_ctl_config *cfg)
 {
   amcc_pgmcc_params_init (p);
@@ -15,6 +17,7 @@ params_from (struct amcc_pgmcc_params *p, const amcc_ctl_config *cfg)
     p->initial_rate_bps = cfg->initial_bps;
   p->min_rate_bps = cfg->min_bps;
   p->max_rate_bps = cfg->max_bps;
+  return amcc_pgmcc_params_validate (p);
 }
 
 /* ---------------------------------------------------------------- sender */
@@ -39,12 +42,11 @@ static struct amcc_pgmcc_sender *tx_of (amcc_sender *s) { return &((pgmcc_tx *) 
 static amcc_sender *
 tx_create (const amcc_ctl_config *cfg, amcc_time now)
 {
-  pgmcc_tx *a = calloc (1, sizeof *a);
+  pgmcc_tx *a;
   struct amcc_pgmcc_params p;
 
-  if (!a)
+  if (params_from (&p, cfg) != AMCC_OK || !(a = calloc (1, sizeof *a)))
     return NULL;
-  params_from (&p, cfg);
   amcc_pgmcc_sender_init (&a->tx, &p, now);
   return &a->base;
 }
@@ -206,13 +208,12 @@ typedef struct {
 static amcc_receiver *
 rx_create (const amcc_ctl_config *cfg, amcc_time now)
 {
-  pgmcc_rx *a = calloc (1, sizeof *a);
+  pgmcc_rx *a;
   struct amcc_pgmcc_params p;
 
   (void) now;
-  if (!a)
+  if (params_from (&p, cfg) != AMCC_OK || !(a = calloc (1, sizeof *a)))
     return NULL;
-  params_from (&p, cfg);
   amcc_pgmcc_receiver_init (&a->rx, &p, cfg->ssrc);
   return &a->base;
 }

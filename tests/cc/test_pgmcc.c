@@ -523,6 +523,90 @@ test_wire (void)
   AMT_CHECK (amcc_pgmcc_ack_decode (NULL, buf, AMCC_PGMCC_ACK_LEN) == AMCC_ERR_PARAM);
 }
 
+/* Impossible parameters are AMCC_ERR_PARAM (NaN, negative, out of range), the defaults and the
+ * paper's values are not; the controller creates no receiver with them (amcc_receiver_new does
+ * not check the rates itself). */
+static void
+test_params_validate (void)
+{
+  struct amcc_pgmcc_params p, q;
+
+  amcc_pgmcc_params_init (&p);
+  AMT_CHECK (amcc_pgmcc_params_validate (&p) == AMCC_OK);
+  AMT_CHECK (amcc_pgmcc_params_validate (NULL) == AMCC_ERR_PARAM);
+  paper_actuator (&p);                          /* the paper's values are valid */
+  p.app_limit_factor = INFINITY;
+  p.start_from_initial_rate = 0;
+  p.ack_interval_min = 0;
+  p.switch_c = 1;                               /* OpenPGM's */
+  p.packet_size = 0;                            /* 1200 */
+  AMT_CHECK (amcc_pgmcc_params_validate (&p) == AMCC_OK);
+#define BAD(field, value) do { \
+    amcc_pgmcc_params_init (&q); \
+    q.field = value; \
+    AMT_CHECK (amcc_pgmcc_params_validate (&q) == AMCC_ERR_PARAM); \
+  } while (0)
+  BAD (switch_c, NAN);
+  BAD (switch_c, 0);
+  BAD (switch_c, 1.5);
+  BAD (dupthresh, 0);
+  BAD (dupthresh, 64);
+  BAD (min_window, NAN);
+  BAD (min_window, 0.5);
+  BAD (min_window, INFINITY);
+  BAD (initial_ssthresh, NAN);
+  BAD (initial_ssthresh, 0.5);
+  BAD (start_from_initial_rate, NAN);
+  BAD (start_from_initial_rate, 2);
+  BAD (app_limit_factor, NAN);
+  BAD (app_limit_factor, 0.5);
+  BAD (hold_rate, -1);
+  BAD (actuator_hold, -1);
+  BAD (actuator_growth, -AMCC_NS_PER_S);
+  BAD (actuator_growth, 700 * AMCC_NS_PER_S);
+  BAD (tested_fraction, NAN);
+  BAD (tested_fraction, -0.1);
+  BAD (tested_fraction, 1.1);
+  BAD (rtt_gain, NAN);
+  BAD (rtt_gain, 0);
+  BAD (rtt_gain, 2);
+  BAD (timeout_rtts, NAN);
+  BAD (timeout_rtts, -4);
+  BAD (timeout_rtts, INFINITY);
+  BAD (timeout_min, 0);
+  BAD (timeout_min, -1);
+  BAD (loss_filter, NAN);
+  BAD (loss_filter, 0);
+  BAD (loss_filter, 1.5);
+  BAD (ack_interval_min, -10 * MS);
+  BAD (packet_size, 70000);
+  BAD (initial_rate_bps, NAN);
+  BAD (initial_rate_bps, 0);
+  BAD (initial_rate_bps, INFINITY);
+  BAD (min_rate_bps, NAN);
+  BAD (min_rate_bps, -1);
+  BAD (max_rate_bps, NAN);
+  BAD (max_rate_bps, INFINITY);
+  BAD (max_rate_bps, 0);
+  amcc_pgmcc_params_init (&q);
+  q.min_rate_bps = 2e6;
+  q.max_rate_bps = 1e6;                         /* max below min */
+  AMT_CHECK (amcc_pgmcc_params_validate (&q) == AMCC_ERR_PARAM);
+#undef BAD
+
+  const amcc_protocol *proto = amcc_protocol_find ("pgmcc");
+  amcc_ctl_config c;
+  amcc_receiver *r;
+  amcc_ctl_config_init (&c);
+  AMT_CHECK ((r = amcc_receiver_new (proto, &c, 0)) != NULL);
+  amcc_receiver_free (r);
+  c.max_bps = NAN;
+  AMT_CHECK (amcc_receiver_new (proto, &c, 0) == NULL);
+  amcc_ctl_config_init (&c);
+  c.min_bps = -1;
+  AMT_CHECK (amcc_receiver_new (proto, &c, 0) == NULL);
+}
+
 /* Through the controller: the registry knows it; bad APPs are MALFORMED, others' FOREIGN. */
 static void
 test_controller (void)
@@ -564,5 +648,6 @@ main (void)
   AMT_RUN (test_receiver);
   AMT_RUN (test_wire);
   AMT_RUN (test_controller);
+  AMT_RUN (test_params_validate);
   return amt_summary ();
 }

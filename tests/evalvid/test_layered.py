@@ -164,11 +164,55 @@ def hand_made(build, tmp):
     check(r.returncode != 0 and 'rd.txt:8' in r.stderr, f'unknown id: error with file:line ({r.stderr[-300:]})')
 
 
+def ivf_files(tmp):
+    """read_ivf checks the file against itself: made here, 3 frames of 5, 0 and 7 bytes; then the
+    same cut inside a frame, inside a frame header and at a frame boundary, a bad signature, a
+    header length past the file and a frame size past it: each a ValueError naming the file."""
+    from evalvid_layered_run import read_ivf
+    frames = [b'abcde', b'', b'0123456']
+
+    def ivf(name, body=None, sig=b'DKIF', hl=32, count=len(frames)):
+        path = os.path.join(tmp, name)
+        data = sig + struct.pack('<HH4sHHIIII', 0, hl, b'VP80', 160, 120, 30, 1, count, 0)
+        data += b''.join(struct.pack('<IQ', len(b), i) + b for i, b in enumerate(frames)) \
+            if body is None else body
+        with open(path, 'wb') as f:
+            f.write(data)
+        return path, data
+
+    good, data = ivf('good.ivf')
+    check(read_ivf(good) == (160, 120, 30, 1, frames), 'IVF: 3 frames read back with the header')
+    check(read_ivf(ivf('nocount.ivf', count=0)[0])[4] == frames, 'IVF: frame count 0 (not given)')
+
+    def bad(path, want, what):
+        try:
+            read_ivf(path)
+            check(False, f'IVF {what}: accepted (wanted "{want}")')
+        except ValueError as e:
+            check(want in str(e) and path in str(e), f'IVF {what}: {e}')
+    for cut, want, what in ((len(data) - 3, 'truncated: frame 2 at byte', 'cut inside a frame'),
+                            (32 + 17 + 12 + 5, 'truncated: frame 2\'s header', 'cut inside a '
+                             'frame header'),
+                            (32 + 17 + 12, 'says 3 frames, the file holds 2 (truncated)',
+                             'cut at a frame boundary'),
+                            (20, 'the header alone is 32', 'cut inside the file header')):
+        path = os.path.join(tmp, 'cut.ivf')
+        with open(path, 'wb') as f:
+            f.write(data[:cut])
+        bad(path, want, what)
+    bad(ivf('sig.ivf', sig=b'RIFF')[0], "signature b'RIFF', not DKIF", 'bad signature')
+    bad(ivf('hl.ivf', hl=4096)[0], 'header length 4096', 'header length past the file')
+    bad(ivf('hl16.ivf', hl=16)[0], 'header length 16', 'header length below 32')
+    bad(ivf('huge.ivf', body=struct.pack('<IQ', 0xFFFFFFFF, 0) + b'xyz')[0],
+        'frame 0 at byte 32 has 4294967295 bytes, the file 3', 'a frame size past the file')
+
+
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else 'build')
     sys.path.insert(0, os.path.join(build, 'tools', 'evalvid'))
     tmp = tempfile.mkdtemp(prefix='evl-')
     try:
+        ivf_files(tmp)
         hand_made(build, tmp)
         if '--no-video' not in sys.argv:
             import test_layered_video

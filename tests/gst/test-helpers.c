@@ -607,6 +607,56 @@ GST_START_TEST (test_bye_packet)
 }
 GST_END_TEST;
 
+/* The BYE to an rtcp-address given as a name goes to the name's address of the socket's family:
+ * GLib resolves "localhost" to ::1 before 127.0.0.1, and an IPv4 socket cannot send to ::1. */
+GST_START_TEST (test_bye_to_a_name)
+{
+  GSocket *rx = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *at = g_inet_socket_address_new (lo, 0), *bound;
+  GstElement *src = gst_element_factory_make ("udpsrc", NULL);
+  GstElement *sink = gst_element_factory_make ("udpsink", NULL);
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket p;
+  guint8 data[256];
+  gssize n;
+  guint port;
+
+  fail_unless (rx && src && sink);
+  fail_unless (g_socket_bind (rx, at, FALSE, NULL));
+  bound = g_socket_get_local_address (rx, NULL);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_set (src, "address", "127.0.0.1", "port", 0, NULL);
+  g_object_set (sink, "host", "localhost", "port", (gint) port, NULL);
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_am_rtcp_send_bye (src, sink, NULL, 0x0badcafe));
+  g_socket_set_timeout (rx, 5);
+  n = g_socket_receive (rx, (gchar *) data, sizeof data, NULL, NULL);
+  fail_unless_equals_int (n, 16);               /* RR + BYE, no CNAME without a session */
+  GstBuffer *b = gst_buffer_new_memdup (data, (gsize) n);
+  fail_unless (gst_rtcp_buffer_validate (b));
+  gst_rtcp_buffer_map (b, GST_MAP_READ, &rtcp);
+  fail_unless (gst_rtcp_buffer_get_first_packet (&rtcp, &p));
+  fail_unless (gst_rtcp_packet_move_to_next (&p));
+  fail_unless_equals_int (gst_rtcp_packet_get_type (&p), GST_RTCP_TYPE_BYE);
+  fail_unless_equals_int (gst_rtcp_packet_bye_get_nth_ssrc (&p, 0), 0x0badcafe);
+  gst_rtcp_buffer_unmap (&rtcp);
+  gst_buffer_unref (b);
+  /* an IPv6 literal cannot be reached from the IPv4 socket: no BYE, FALSE */
+  g_object_set (sink, "host", "::1", NULL);
+  fail_if (gst_am_rtcp_send_bye (src, sink, NULL, 0x0badcafe));
+  gst_element_set_state (src, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  g_object_unref (bound);
+  g_object_unref (at);
+  g_object_unref (lo);
+  g_object_unref (rx);
+}
+GST_END_TEST;
+
 static Suite *
 helpers_suite (void)
 {
@@ -628,6 +678,7 @@ helpers_suite (void)
   tcase_add_test (tc, test_enum_blurb);
   tcase_add_test (tc, test_rtcp_interval_arithmetic);
   tcase_add_test (tc, test_bye_packet);
+  tcase_add_test (tc, test_bye_to_a_name);
   return s;
 }
 

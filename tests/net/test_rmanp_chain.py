@@ -35,8 +35,8 @@ sys.path.insert(0, HERE)
 from amcast_testbed.netns import Topology  # noqa: E402
 from amcast_testbed.traffic import FLOWGEN  # noqa: E402
 import test_asmp_elements as el  # noqa: E402  (check(), live_main())
-from amcast_testbed.rmanp import (at, flow_rate, last_stats, run_stamped,  # noqa: E402
-                                  series, sha256)
+from amcast_testbed.analysis import flow_throughput  # noqa: E402
+from amcast_testbed.rmanp import at, last_stats, run_stamped, series, sha256  # noqa: E402
 
 _arg = sys.argv[1:]
 LONG = '--long' in _arg
@@ -83,7 +83,8 @@ def session(run):
         f.write(os.urandom(FILE_BYTES))
     logs = {n: os.path.join(run, f'{n}.log') for n in ('src', 'relay1', 'relay2', 'rx1', 'rx2')}
     out = {n: os.path.join(run, f'{n}.bin') for n in ('rx1', 'rx2')}
-    tcp_csv = os.path.join(run, 'tcp.csv')
+    os.makedirs(os.path.join(run, 'flows'), exist_ok=True)
+    tcp_csv = os.path.join(run, 'flows', 'tcp.csv')     # a run directory's flow (analysis.py)
     rate = f'min-rate={MIN_RATE}'
     with Topology(log_dir=run) as t:
         for r in ('r1', 'r2', 'r2b', 'r3'):
@@ -150,7 +151,7 @@ def session(run):
         for p in list(relays.values()) + [tcp, sink]:
             t.stop(p)
     return {'t0': t0, 'took': took, 'rc': rc, 'logs': logs, 'out': out, 'src_file': src_file,
-            'tcp_csv': tcp_csv, 'qdisc': qdisc}
+            'run': run, 'qdisc': qdisc}
 
 
 def evaluate(s):
@@ -171,7 +172,7 @@ def evaluate(s):
     rm_bytes = series(logs['rx1'], 'rmanpsrc-stats', 'bytes')
     if b - a >= 5:
         rmanp_bps = (at(rm_bytes, b) - at(rm_bytes, a)) * 8 / (b - a)
-        tcp_bps = flow_rate(s['tcp_csv'], a, b)
+        tcp_bps = flow_throughput(s['run'], 'tcp', t0, [(a - t0, b - t0)]) or 0.0
         ratio = rmanp_bps / tcp_bps if tcp_bps else float('inf')
         print(f'# shared phase {a - t0:.1f}-{b - t0:.1f} s: RMANP {rmanp_bps / 1e3:.0f} kbit/s '
               f'(rx1 goodput), TCP {tcp_bps / 1e3:.0f} kbit/s, RMANP/TCP {ratio:.2f}, '

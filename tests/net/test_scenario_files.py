@@ -3,7 +3,8 @@
 every shipped file loads; fair shares and bottlenecks follow from the link rates as the papers
 define them (a NORM flow counts once on its bottleneck); flow schedules (on/off, square wave,
 --short scaling) are what the file says; bad files (NORM flows with bad keys, groups or hosts
-too) are rejected with a message naming the problem."""
+too) are rejected with a message naming the problem; rmanp-chain's shared phase from a hand-made
+run directory."""
 import os
 import sys
 import tempfile
@@ -11,7 +12,7 @@ import tempfile
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TB = os.path.join(TOP, "tools", "testbed")
 sys.path.insert(0, TB)
-from amcast_testbed import protocols, scenario, simulcast, traffic  # noqa: E402
+from amcast_testbed import protocols, rmanp, scenario, simulcast, traffic  # noqa: E402
 
 SC = os.path.join(TB, "scenarios")
 checks = failures = 0
@@ -105,6 +106,29 @@ def bad_files():
     reject(cases)
 
 
+def rmanp_shared_phase():
+    """rmanp-chain's shared phase from a hand-made run directory: the TCP flow's rate is the
+    run directory's flow throughput (analysis.flow_throughput), whatever the sink's row interval
+    (flowgen sink --interval; 0.5 s here)."""
+    sc = scenario.load(os.path.join(SC, "rmanp-chain.toml"))
+    t0, took, step = 1000.0, 100.0, 0.5
+    fl = traffic.describe(sc["flow"], sc["duration_s"])              # tcp1 on 3-123 s
+    with tempfile.TemporaryDirectory() as run:
+        os.makedirs(os.path.join(run, "flows"))
+        with open(os.path.join(run, "flows", "tcp1.csv"), "w") as f:
+            f.write("time_s,bytes\n")
+            for k in range(int(120 / step)):                       # 400 kbit/s of payload
+                f.write(f"{t0 + 3 + k * step:.6f},{int(400e3 / 8 * step)}\n")
+        goodput = {n: [(t0 + s, 60e3 * s) for s in range(0, 101)] for n in ("rx1", "rx2")}
+        rows = rmanp.shared_phases(sc, rmanp.tree(sc), run, fl, t0, took, 5.0, goodput)
+    r = rows.get("tcp1", {})
+    check(r.get("phase_s") == [8.0, 100.0] and r.get("receivers") == ["rx1", "rx2"],
+          f"rmanp-chain: tcp1 shares r2>r2b with rx1, rx2 over 8-100 s ({r})")
+    check(near(r.get("flow_bps"), 400e3) and near(r.get("rmanp_bps"), 480e3),
+          f"rmanp-chain: TCP 400 kbit/s from 0.5 s sink rows, RMANP 480 kbit/s "
+          f"({r.get('flow_bps')}, {r.get('rmanp_bps')})")
+
+
 STREAM = '\n[[video.stream]]\nwidth = 320\nheight = 180\nmin_bitrate = {lo}\nmax_bitrate = {hi}\n'
 
 
@@ -177,5 +201,6 @@ if __name__ == "__main__":
     fair_shares()
     schedules()
     bad_files()
+    rmanp_shared_phase()
     print(f"# amtest: checks={checks} failures={failures}")
     sys.exit(1 if failures else 0)

@@ -11,20 +11,35 @@ from evalvid_layered import (at_changes, clean_frames, display, evaluate_network
 # ---- video: the sent VP8 frames and their decode -------------------------------------------
 
 def read_ivf(path):
-    """IVF -> (width, height, rate, scale, [frame bytes] in file order)."""
+    """IVF -> (width, height, rate, scale, [frame bytes] in file order). The file is checked
+    against itself: signature, header length, every frame's 12-byte header and size within the
+    file, and the header's frame count (0: not given) against the frames it holds; a truncated
+    or malformed file is a ValueError naming the file and what is wrong."""
     with open(path, 'rb') as f:
         data = f.read()
-    if len(data) < 32 or data[:4] != b'DKIF':
-        raise ValueError(f'{path}: not an IVF file')
+    if len(data) < 32:
+        raise ValueError(f'{path}: not an IVF file ({len(data)} bytes, the header alone is 32)')
+    if data[:4] != b'DKIF':
+        raise ValueError(f'{path}: not an IVF file (signature {data[:4]!r}, not DKIF)')
     hl = struct.unpack_from('<H', data, 6)[0]
-    w, h, rate, scale = struct.unpack_from('<HHII', data, 12)
+    if not 32 <= hl <= len(data):
+        raise ValueError(f'{path}: IVF header length {hl} (at least 32, at most the file\'s '
+                         f'{len(data)} bytes)')
+    w, h, rate, scale, count = struct.unpack_from('<HHIII', data, 12)
     out, o = [], hl
-    while o + 12 <= len(data):
+    while o < len(data):
+        if o + 12 > len(data):
+            raise ValueError(f'{path}: truncated: frame {len(out)}\'s header at byte {o} has '
+                             f'{len(data) - o} of its 12 bytes')
         n = struct.unpack_from('<I', data, o)[0]
-        if o + 12 + n > len(data):
-            break                   # cut off: the writer was stopped
+        if n > len(data) - o - 12:
+            raise ValueError(f'{path}: truncated: frame {len(out)} at byte {o} has {n} bytes, '
+                             f'the file {len(data) - o - 12} after its header')
         out.append(data[o + 12:o + 12 + n])
         o += 12 + n
+    if count and count != len(out):
+        raise ValueError(f'{path}: the IVF header says {count} frames, the file holds {len(out)}'
+                         + (' (truncated)' if len(out) < count else ''))
     return w, h, rate, scale, out
 
 

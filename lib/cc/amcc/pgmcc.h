@@ -78,6 +78,9 @@ struct amcc_pgmcc_params {
   double min_rate_bps, max_rate_bps;
 };
 void amcc_pgmcc_params_init (struct amcc_pgmcc_params *p);
+/* AMCC_OK, or AMCC_ERR_PARAM when a parameter is NaN, negative or out of its range (docs/pgmcc.md
+ * section 3): the controller refuses to create a sender or receiver with such parameters. */
+int amcc_pgmcc_params_validate (const struct amcc_pgmcc_params *p);
 
 /* ---- wire payloads (RTCP APP "PGMC", after the name) ---------------------------------------- */
 struct amcc_pgmcc_sender_info {       /* subtype 0 */

@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 
-from . import scenario, traffic
+from . import analysis, scenario, traffic
 from .netns import Topology
 
 GROUP_BASE, PORT_BASE = "239.1.4", 5200     # source: .1/5200, relay i: .(i+2)/5200+2(i+1)
@@ -93,22 +93,6 @@ def at(ser, t):
         if t0 <= t <= t1:
             return v0 + (v1 - v0) * (t - t0) / (t1 - t0) if t1 > t0 else v1
     return ser[-1][1]
-
-
-def flow_rate(csv, a, b):
-    """A flowgen sink's bit/s over its rows (time_s,bytes; 1 s each) that lie within [a, b)
-    (the rows start when the sink does, not at a: dividing by b - a would count a row too few)."""
-    n = rows = 0
-    try:
-        with open(csv) as f:
-            next(f, None)
-            for line in f:
-                ts, nb = line.strip().split(',')
-                if a <= float(ts) and float(ts) + 1.0 <= b:
-                    n, rows = n + int(nb), rows + 1
-    except OSError:
-        pass
-    return n * 8 / rows if rows else 0.0
 
 
 def sha256(path):
@@ -376,7 +360,7 @@ def shared_phases(sc, t, out, meta_flows, t0, took, settle, goodput):
                "phase_s": [round(a - t0, 1), round(b - t0, 1)], "receivers": behind}
         if b - a >= 5:
             rm = max((at(goodput[n], b) - at(goodput[n], a)) * 8 / (b - a) for n in behind)
-            fl = flow_rate(os.path.join(out, "flows", f["name"] + ".csv"), a, b)
+            fl = analysis.flow_throughput(out, f["name"], t0, [(a - t0, b - t0)])
             row.update({"rmanp_bps": rm, "flow_bps": fl})
         rows[f["name"]] = row
     return rows
