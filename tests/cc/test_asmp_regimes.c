@@ -309,11 +309,35 @@ test_loss_below_knee (void)
   }
 }
 
+/* The knee is the highest rate a loss came at within compete_hold_s, not the last one: losses
+ * that keep coming while we back off 7 % at a time (each within 0.9 x the one before) cross
+ * 0.9 x the first at the third and the fourth: COMPETING. Judged against the last loss only,
+ * ASMP starved next to ten Reno flows (ns-3 fairness-l2, seed 3: 8 % of its share). */
+static void
+test_loss_creeping_down (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  stream s;
+  start (&rx, &s, &p);
+  second (&rx, &s, 100e3, 0, 0);
+  static const double level[] = { 100e3, 93e3, 86e3, 80e3 };
+  amcc_asmp_report r;
+  for (int i = 0; i < 4; i++) {
+    second (&rx, &s, level[i], 10, 0);
+    r = second (&rx, &s, level[i], 10, 50);
+    r = second (&rx, &s, level[i], 10, 0);                    /* the loss found late */
+    AMT_CHECK (r.mode == (i < 3 ? AMCC_ASMP_DELAY : AMCC_ASMP_COMPETING));
+  }
+}
+
 /* Alone, x264's output alternates per 0.5 s report between an interval with a key frame and
- * one without (here 110 and 80 kB/s, 1-s reports for the harness); a burst loss in a high
- * interval sets the knee, and one in the next high interval comes at the same mean rate,
- * however low the interval between: DELAY. On one interval's rate the loss at 92 kB/s read
- * below 0.9 x 110 and the two went COMPETING (net-asmp-elements, 1 run in 3). */
+ * one without (here 110 and 80 kB/s, 1-s reports for the harness), with a rate between now and
+ * then; a burst loss comes in a high interval or in a middling one (95 kB/s), at the same mean
+ * rate over two reports (95-97.5 kB/s): DELAY. On one interval's rate each loss at 95 read
+ * below 0.9 x the 110 of a loss before, and two went COMPETING (net-asmp-elements, 2 of 3
+ * failed runs). */
 static void
 test_alternating_bursts_alone (void)
 {
@@ -323,10 +347,12 @@ test_alternating_bursts_alone (void)
   stream s;
   start (&rx, &s, &p);
   second (&rx, &s, 95e3, 0, 0);
-  static const double level[] = { 110e3, 80e3, 92e3, 80e3, 110e3, 80e3, 92e3, 80e3 };
-  for (int i = 0; i < 8; i++) {
-    amcc_asmp_report r = second (&rx, &s, level[i], 0, i % 2 ? 0 : 40);
-    AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+  static const double level[] = { 80e3, 110e3, 80e3, 110e3, 100e3, 95e3, 80e3, 110e3, 80e3,
+    110e3, 100e3, 95e3 };
+  static const int lose[] = { 0, 40, 0, 0, 0, 40, 0, 40, 0, 0, 0, 40 };
+  for (int i = 0; i < 12; i++) {
+    amcc_asmp_report r = second (&rx, &s, level[i], 0, lose[i]);
+    AMT_CHECK (r.mode != AMCC_ASMP_COMPETING);
   }
 }
 
@@ -428,6 +454,7 @@ main (void)
   AMT_RUN (test_burst_loss_alone);
   AMT_RUN (test_loss_below_knee);
   AMT_RUN (test_alternating_bursts_alone);
+  AMT_RUN (test_loss_creeping_down);
   AMT_RUN (test_queued_loss_competing);
   AMT_RUN (test_competing_share);
   return amt_summary ();

@@ -97,9 +97,10 @@ typedef struct amcc_asmp_params {
                                 rate to (1 - this) x what arrived (0.1) */
   double knee_step;          /* DELAY: within 10 % of the rate of the last such loss, rise by
                                 at most this x r_prev per report (0.02) */
-  double knee_loss_frac;     /* DELAY: a loss event where what arrived is below this x the rate
-                                of a loss within compete_hold_s (the knee) counts toward
-                                COMPETING: backing off did not stop the losses (0.9; 0 = never) */
+  double knee_loss_frac;     /* DELAY: a loss event where what arrived is below this x the
+                                highest rate of a loss within compete_hold_s (rates over two
+                                reports) counts toward COMPETING: backing off did not stop the
+                                losses (0.9; 0 = never) */
   double delay_rise;         /* DELAY: a report rises by at most this x what arrived over the
                                 rate that arrived (0.05; 0 = eq. 13's P/t_RTT) */
   double step_frac;          /* COMPETING: a report may rise by max(P/t_RTT, this x r_prev) while
@@ -203,9 +204,10 @@ typedef struct amcc_asmp_receiver {
   double prev_q;             /* the previous report's queue_s */
   uint32_t drained_run;      /* loss-free reports in a row with the queue drained */
   double knee_Bps;           /* DELAY: rate received when the last burst loss came, 0 = none */
-  double knee2_Bps;          /* the same over that and the previous report (knee_loss_frac's) */
+  double knee2_Bps;          /* knee_loss_frac's knee: the highest rate received over two
+                                reports at a loss within compete_hold_s, 0 = none */
+  amcc_time knee2_at;        /* when it was set */
   double prev_recv;          /* the previous report's received rate, bytes/s (0 = none) */
-  amcc_time knee_at;         /* when it came */
   amcc_time event_at[2];     /* report times of the last two queued loss events, [0] newest */
   amcc_time evidence_at;     /* last queued loss event or queue held past compete_after_s */
   double recv_Bps;           /* rate received in the last closed interval, bytes/s */
