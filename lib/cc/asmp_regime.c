@@ -91,10 +91,14 @@ amcc_asmp_rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double 
    * every loss cut the rate until it starved (14 % of the share). The knee here (knee2_Bps) is
    * the highest rate a loss came at within compete_hold_s: against the last loss alone, losses
    * creeping down 7 % at a time never counted (ns-3 fairness-l2, seed 3: 8 % of the share).
-   * Rates are means over two reports (recv2): one 0.5 s interval holds a key frame or none, and
-   * x264's output per interval swings 15-30 % (the lone receiver of net-asmp-elements found a
-   * loss 10 % below a one-interval knee on such a swing and went COMPETING). */
-  double recv2 = rx->prev_recv > 0 && v->recv > 0 ? 0.5 * (v->recv + rx->prev_recv) : v->recv;
+   * With the path drained (least queueing delay <= queue_hold_s) a loss is a burst of ours
+   * overflowing an empty queue, and the rates are means over two reports (recv2): one 0.5 s
+   * interval holds a key frame or none, and x264's output per interval swings 15-30 % (the
+   * lone receiver of net-asmp-elements found a loss 10 % below a one-interval knee on such a
+   * swing and went COMPETING); over a queue that stands, as loss-based flows keep it, one
+   * interval's rate (two-report means there let ns-3 fairness-l1 seed 3 starve at 21 %). */
+  double recv2 = rx->prev_recv > 0 && v->recv > 0 && !queue_up
+      ? 0.5 * (v->recv + rx->prev_recv) : v->recv;
   rx->prev_recv = v->recv;
   int below_knee = v->lossy && p->knee_loss_frac > 0 && rx->knee2_Bps > 0 && v->recv > 0
       && recv2 < p->knee_loss_frac * rx->knee2_Bps

@@ -99,7 +99,7 @@ typedef struct amcc_asmp_params {
                                 at most this x r_prev per report (0.02) */
   double knee_loss_frac;     /* DELAY: a loss event where what arrived is below this x the
                                 highest rate of a loss within compete_hold_s (rates over two
-                                reports) counts toward COMPETING: backing off did not stop the
+                                reports while the queue is drained) counts toward COMPETING: backing off did not stop the
                                 losses (0.9; 0 = never) */
   double delay_rise;         /* DELAY: a report rises by at most this x what arrived over the
                                 rate that arrived (0.05; 0 = eq. 13's P/t_RTT) */
