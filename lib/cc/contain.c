@@ -1,12 +1,18 @@
 /* contain.c - containment of a receiver that lies in its own name (issue 14): the rules the
- * sender applies to a rate report before the protocol sees it, each a field of amcc_ctl_config
+ * sender applies to a report before the protocol sees it, each a field of amcc_ctl_config
  * (0 = off, the papers' behaviour):
  *   plausible_margin  a rate far below what the report's own loss and RTT allow is refused;
  *   report_limit      reports beyond a per-receiver budget per RTCP interval are refused;
+ *   elect_confirm     a report that would take the elected receiver's place (PGMCC's acker)
+ *                     elects only when a second report of the same receiver confirms it;
  *   damp_drop         one report takes the target down by at most this fraction until a later
- *                     report of the same receiver, or another receiver, confirms the drop.
+ *                     report of the same receiver, or another receiver, confirms the drop;
+ * and one rule on what the elected receiver states afterwards:
+ *   acker_loss_factor the losses an acker's ACKs claim, far above what its own reports and
+ *                     every other receiver's state for acker_loss_time, demote it.
  * No paper has these; the protocols' adapters only decode a report into an amcc_claim (and write
- * a damped rate back). Proofs of reception and exclusion come first (controller.c). */
+ * a damped rate back, or leave an election held). Proofs of reception and exclusion come first
+ * (controller.c). */
 #include <math.h>
 #include <string.h>
 #include "controller_impl.h"
@@ -15,6 +21,10 @@
 #define DEFAULT_PKT_BYTES 1200 /* s of the equations before we sent anything (RFC 4654's) */
 #define MIN_PERIOD (10 * AMCC_NS_PER_MS)  /* a protocol's report period is taken as no shorter:
                                              a forged RTT must not buy a flood its tokens */
+#define ACKER_MARGIN 0.01      /* loss fraction an acker may claim above acker_loss_factor x what
+                                  the reports state: one packet in a hundred (see acker_over) */
+#define SUSPECT_DRAIN 4        /* suspicion drains at 1/4 of the pace it accumulates */
+#define SUSPECT_STEP_MAX AMCC_NS_PER_S  /* one ACK accounts for at most 1 s of suspicion */
 
 void
 amcc_contain_init (amcc_sender *s)
@@ -23,7 +33,8 @@ amcc_contain_init (amcc_sender *s)
   s->win_bytes = s->sent_prev[0] = s->sent_prev[1] = 0;
   s->wins = 0;
   s->pkt_bytes = DEFAULT_PKT_BYTES;
-  s->implausible = s->damped = s->limited = 0;
+  s->implausible = s->damped = s->limited = s->held = s->demoted = 0;
+  s->elect_held = 0;
 }
 
 /* Closes the send windows (one RTCP interval each) that ended before now. */
@@ -150,6 +161,43 @@ damped_rate (amcc_sender *s, amcc_time now, amcc_peer *p, double claim)
   return floor;
 }
 
+static int
+demoted (const amcc_peer *p, amcc_time now)
+{
+  return p->demoted_until != AMCC_TIME_NONE && now < p->demoted_until;
+}
+
+/* May the report elect its sender? Not while it is demoted (acker_hold). A switch from another
+ * receiver (AMCC_ELECT_SWITCH) needs a second winning report of the same receiver at least
+ * elect_confirm x the RTCP interval after the first, within the receiver timeout, as damping
+ * confirms a drop: one forged report no longer elects, and an honest receiver whose path turned
+ * worse waits one more report. With nobody elected (AMCC_ELECT_FIRST) the first to speak is
+ * taken at once: the window has no clock until someone acks. */
+static int
+may_elect (const amcc_sender *s, amcc_time now, amcc_peer *p, int kind)
+{
+  if (kind == AMCC_ELECT_NONE) {
+    p->elect_since = AMCC_TIME_NONE;  /* a report that no longer wins withdraws the claim */
+    return 1;
+  }
+  if (demoted (p, now))
+    return 0;
+  if (kind != AMCC_ELECT_SWITCH || !(s->cfg.elect_confirm > 0)) {
+    p->elect_since = AMCC_TIME_NONE;
+    return 1;
+  }
+  amcc_time gap = (amcc_time) (s->cfg.elect_confirm * (double) s->cfg.rtcp_interval);
+  int pending = p->elect_since != AMCC_TIME_NONE && now >= p->elect_since
+      && now - p->elect_since <= s->cfg.receiver_timeout;
+  if (pending && now - p->elect_since >= gap) {
+    p->elect_since = AMCC_TIME_NONE;
+    return 1;                           /* its own later report confirms */
+  }
+  if (!pending)
+    p->elect_since = now;
+  return 0;
+}
+
 amcc_app_result
 amcc_contain_check (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
     uint8_t subtype, const uint8_t *data, size_t len, uint8_t *buf, size_t cap,
@@ -160,11 +208,14 @@ amcc_contain_check (amcc_sender *s, amcc_time now, uint32_t ssrc, const char nam
   amcc_peer *p;
 
   *use = data;
+  s->elect_held = 0;
   memset (&c, 0, sizeof c);
   if (!ops->claim || ssrc == s->cfg.ssrc
-      || ops->claim (s, now, ssrc, name, subtype, data, len, &c) != 1 || !(c.rate_bps > 0))
-    return AMCC_APP_TAKEN;              /* no rate report: the protocol decides */
-  if (s->cfg.plausible_margin > 0 && implausible (s, &c, amcc_contain_sent_bps (s, now))) {
+      || ops->claim (s, now, ssrc, name, subtype, data, len, &c) != 1)
+    return AMCC_APP_TAKEN;              /* no report we judge: the protocol decides */
+  int rated = c.rate_bps > 0;
+  if (rated && s->cfg.plausible_margin > 0
+      && implausible (s, &c, amcc_contain_sent_bps (s, now))) {
     s->implausible++;
     return AMCC_APP_IMPLAUSIBLE;
   }
@@ -174,7 +225,11 @@ amcc_contain_check (amcc_sender *s, amcc_time now, uint32_t ssrc, const char nam
     s->limited++;
     return AMCC_APP_LIMITED;
   }
-  if (!(s->cfg.damp_drop > 0) || !ops->set_claim_rate || len > cap)
+  if (!may_elect (s, now, p, c.elect)) {
+    s->elect_held = 1;
+    s->held++;
+  }
+  if (!rated || !(s->cfg.damp_drop > 0) || !ops->set_claim_rate || len > cap)
     return AMCC_APP_TAKEN;
   double r = damped_rate (s, now, p, c.rate_bps);
   if (r == c.rate_bps)
@@ -185,4 +240,104 @@ amcc_contain_check (amcc_sender *s, amcc_time now, uint32_t ssrc, const char nam
   s->damped++;
   *use = buf;
   return AMCC_APP_TAKEN;
+}
+
+/* ---------------------------------------------------------------- the acker's losses */
+
+/* The largest loss fraction a live receiver other than `ssrc` reports (PGMCC's reports state
+ * one; the demoted and the excluded do not count). */
+static double
+max_other_loss (const amcc_sender *s, amcc_time now, uint32_t ssrc)
+{
+  double m = 0;
+
+  for (size_t i = 0; i < s->peers.cap; i++) {
+    const amcc_peer *q = &s->peers.slot[i].p;
+    if (s->peers.slot[i].used && q->ssrc != ssrc && !q->excluded && !demoted (q, now)
+        && q->reported != AMCC_TIME_NONE && now - q->reported <= s->cfg.receiver_timeout
+        && q->loss > m)
+      m = q->loss;
+  }
+  return m;
+}
+
+/* Is the loss the acker's bitmaps claim far above what anyone states? The rule, and why it is
+ * this one: the acker's own reports carry p, its loss filter over every packet; the sender runs
+ * the same filter over the sequence numbers the ACK bitmaps judged (pgmcc.c, claim_p). For an
+ * honest acker the two follow the same packets, whatever its loss (5 % or 25 % alike), up to
+ * the judgement's lag of dupthresh (3) packets, holes a late packet fills (p keeps them: the
+ * claim is then lower), and, when an ACK covers fewer packets than arrived since the last
+ * (above 33 per ACK: 660 packets/s at the elements' 50 ms), the bitmaps' sampling: the claim
+ * then steps once per covered packet and so decays more slowly than p after a burst. The
+ * factor 2 covers that (tests: 0.3 s of suspicion at most, at start-up behind 5-20 Mbit/s).
+ * A liar that only forges holes in its bitmaps (to halve the window) claims far more than its
+ * p states; one that forges p as well is an honest-looking slow receiver (the outlier report's
+ * case, not ours). A loss that every receiver behind a shared bottleneck sees is in their p
+ * too: the largest p of the others is a second reference, so a lag in the acker's own p never
+ * demotes it while the group sees the same. The margin (one packet in a hundred) keeps noise
+ * at near-zero p from counting; below it a liar whose p says nothing may still claim 1 %
+ * (what it can hold the group to is PGMCC's rate for a 1 % path). */
+static int
+acker_over (const amcc_sender *s, amcc_time now, uint32_t ssrc, double claimed, double own)
+{
+  double k = s->cfg.acker_loss_factor;
+
+  if (!(claimed > k * own + ACKER_MARGIN))
+    return 0;
+  return claimed > k * max_other_loss (s, now, ssrc) + ACKER_MARGIN;  /* O(n): only when over */
+}
+
+/* Suspicion is a leaky bucket of time, per receiver: the time since the acker's previous ACK
+ * counts when this ACK is over, and it drains at 1/SUSPECT_DRAIN of that pace when not; while
+ * the receiver is not the acker it stays (no evidence either way), forgotten after acker_hold.
+ * An acker that lies in bursts (to stay under any fixed "for so long in a row") is demoted as
+ * one that lies all the time once it is over more than a fifth of the time, and so is one whose
+ * tenures are cut short: a liar whose true p in its ACKs loses the acker to a lossy honest
+ * receiver after a second and wins it back with a forged report, or one that wins with a forged
+ * p again and again and then acks with its true one (its claim starts at the p it was elected
+ * with, which its own p then contradicts for a few dozen packets each time). An honest acker
+ * whose claim briefly crossed the line drains it. */
+static void
+suspect_update (const amcc_sender *s, amcc_peer *p, amcc_time now, int over, int same_tenure)
+{
+  amcc_time dt = p->suspect_at == AMCC_TIME_NONE || now < p->suspect_at ? 0 : now - p->suspect_at;
+
+  if (!same_tenure) {           /* a new tenure: nothing counted for the time between */
+    if (dt > s->cfg.acker_hold)
+      p->suspicion = 0, p->suspect_from = AMCC_TIME_NONE;
+    dt = 0;
+  } else
+    dt = dt < SUSPECT_STEP_MAX ? dt : SUSPECT_STEP_MAX;
+  p->suspect_at = now;
+  if (over) {
+    if (p->suspicion <= 0)
+      p->suspicion = 0, p->suspect_from = now - dt;
+    p->suspicion += dt;
+  } else {
+    p->suspicion -= dt / SUSPECT_DRAIN;
+    if (p->suspicion <= 0)
+      p->suspicion = 0, p->suspect_from = AMCC_TIME_NONE;
+  }
+}
+
+int
+amcc_contain_acker_loss (amcc_sender *s, amcc_time now, uint32_t ssrc, int first,
+    double claimed, double own, amcc_time *undo_from)
+{
+  amcc_peer *p;
+
+  if (!(s->cfg.acker_loss_factor > 0) || !(p = amcc_peers_get (&s->peers, ssrc)))
+    return 0;
+  suspect_update (s, p, now, acker_over (s, now, ssrc, claimed, own), !first);
+  if (p->suspect_from == AMCC_TIME_NONE || p->suspicion < s->cfg.acker_loss_time)
+    return 0;
+  /* the reactions to its losses since a little before it was first over: the filter needs a
+   * few dozen packets of false holes to cross the line, and the first halving comes with the
+   * first of them */
+  *undo_from = p->suspect_from - s->cfg.acker_loss_time;
+  p->demoted_until = now + s->cfg.acker_hold;
+  p->suspicion = 0;
+  p->suspect_at = p->suspect_from = AMCC_TIME_NONE;
+  s->demoted++;
+  return 1;
 }

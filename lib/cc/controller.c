@@ -67,6 +67,10 @@ amcc_ctl_config_init (amcc_ctl_config *c)
   c->plausible_margin = 0.25;
   c->damp_drop = 0.5;
   c->report_limit = 4;
+  c->elect_confirm = 0.5;
+  c->acker_loss_factor = 2;
+  c->acker_loss_time = 2 * AMCC_NS_PER_S;
+  c->acker_hold = 60 * AMCC_NS_PER_S;
 }
 
 double
@@ -94,7 +98,10 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
   if (!proto || !proto->sender || !cfg || !(cfg->rtcp_interval > 0) || !rates_valid (cfg)
       || !(cfg->outlier_ratio >= 0 && cfg->outlier_ratio < 1)
       || !(cfg->plausible_margin >= 0 && cfg->plausible_margin <= 1)
-      || !(cfg->damp_drop >= 0 && cfg->damp_drop < 1))
+      || !(cfg->damp_drop >= 0 && cfg->damp_drop < 1)
+      || !(cfg->elect_confirm >= 0 && cfg->elect_confirm <= 100)
+      || !(cfg->acker_loss_factor >= 0 && cfg->acker_loss_factor <= 1e6)
+      || cfg->acker_loss_time < 0 || cfg->acker_hold < 0)
     return NULL;
   amcc_ctl_config c = *cfg;
   if (c.receiver_timeout <= 0)
@@ -260,9 +267,12 @@ amcc_sender_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char nam
     return AMCC_APP_UNPROVEN;
   amcc_app_result r = amcc_contain_check (s, now, ssrc, name, subtype, data, len, damped,
       sizeof damped, &use);
-  if (r != AMCC_APP_TAKEN)
+  if (r != AMCC_APP_TAKEN) {
+    s->elect_held = 0;
     return r;
+  }
   r = s->proto->sender->on_app (s, now, ssrc, name, subtype, use, len);
+  s->elect_held = 0;
   if (r == AMCC_APP_TAKEN)
     s->last_heard = now;
   return r;
@@ -431,7 +441,9 @@ amcc_sender_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
     amcc_time seen = p->heard > p->reported ? p->heard : p->reported;
     seen = p->proven > seen ? p->proven : seen;
     seen = p->tokens_at > seen ? p->tokens_at : seen;
-    if (s->peers.slot[i].used && !p->excluded && seen != AMCC_TIME_NONE && now - seen > forget)
+    int held = p->demoted_until != AMCC_TIME_NONE && now < p->demoted_until;
+    if (s->peers.slot[i].used && !p->excluded && !held && seen != AMCC_TIME_NONE
+        && now - seen > forget)
       amcc_peers_remove (&s->peers, p->ssrc);  /* a later entry may move here: look again */
     else
       i++;
@@ -440,6 +452,8 @@ amcc_sender_get_stats (amcc_sender *s, amcc_time now, amcc_sender_stats *st)
   st->implausible = s->implausible;
   st->damped = s->damped;
   st->limited = s->limited;
+  st->held = s->held;
+  st->demoted = s->demoted;
 }
 
 const amcc_peer *

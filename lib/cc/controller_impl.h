@@ -46,7 +46,9 @@ struct amcc_sender {
   double win_bytes, sent_prev[2];      /* its bytes; the last two complete windows' */
   uint32_t wins;               /* complete windows seen, up to 2 */
   double pkt_bytes;            /* mean packet size sent (the TCP equations' s) */
-  uint64_t implausible, damped, limited;
+  uint64_t implausible, damped, limited, held, demoted;
+  int elect_held;              /* set while the protocol's on_app runs for a report whose
+                                  election contain.c holds: it must not elect the reporter */
   amcc_sender *group[AMCC_MAX_STREAMS];       /* the streams of the session, group[stream] */
   uint32_t group_n, stream;    /* 1 and 0 when not grouped */
 };
@@ -79,8 +81,9 @@ amcc_app_made (amcc_app *out, const char name[4], uint8_t subtype, size_t len)
 }
 
 /* Containment of receivers lying in their own name (contain.c): what we sent, then the rules
- * of cfg.plausible_margin, report_limit and damp_drop in that order for an APP that passed the
- * exclusion and proof checks. AMCC_APP_TAKEN: hand *use (data, or buf with a damped rate) on. */
+ * of cfg.plausible_margin, report_limit, elect_confirm and damp_drop in that order for an APP
+ * that passed the exclusion and proof checks. AMCC_APP_TAKEN: hand *use (data, or buf with a
+ * damped rate) on, with s->elect_held set when the report may not elect its sender. */
 #define AMCC_CLAIM_MAX_LEN 64  /* a rate report longer than this is never damped */
 void amcc_contain_init (amcc_sender *s);
 void amcc_contain_on_sent (amcc_sender *s, amcc_time now, size_t bytes);
@@ -89,6 +92,13 @@ amcc_app_result amcc_contain_check (amcc_sender *s, amcc_time now, uint32_t ssrc
     size_t cap, const uint8_t **use);
 /* Our send rate as an honest receiver's report reflects it (bit/s), 0 = not known yet. */
 double amcc_contain_sent_bps (amcc_sender *s, amcc_time now);
+/* cfg.acker_loss_*: an ACK of the acker `ssrc` taken now (first: the first of its tenure);
+ * `claimed` is the loss its bitmaps state so far (the receivers' loss filter run over them),
+ * `own` the loss its report states. 1: demote it now (it may not be elected for
+ * cfg.acker_hold, counted); *undo_from is then the earliest time from which the window's
+ * reactions to its losses are to be undone. */
+int amcc_contain_acker_loss (amcc_sender *s, amcc_time now, uint32_t ssrc, int first,
+    double claimed, double own, amcc_time *undo_from);
 
 /* Uniform in [0, 1) from the role's generator (splitmix64). */
 double amcc_ctl_uniform (uint64_t *state);

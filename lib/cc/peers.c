@@ -71,6 +71,7 @@ amcc_peers_get (amcc_peers *t, uint32_t ssrc)
   memset (p, 0, sizeof *p);
   p->ssrc = ssrc;
   p->heard = p->reported = p->proven = p->tokens_at = p->low_since = AMCC_TIME_NONE;
+  p->elect_since = p->demoted_until = p->suspect_at = p->suspect_from = AMCC_TIME_NONE;
   return p;
 }
 

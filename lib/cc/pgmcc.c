@@ -297,6 +297,7 @@ new_acker (struct amcc_pgmcc_sender *s, amcc_time now, uint32_t ssrc, double p, 
   s->has_acker = true;
   s->acker = ssrc;
   s->acker_p = p;
+  s->claim_p = p;
   s->acker_rtt_pkts = rtt > 0 ? rtt : 0;
   s->ack_started = s->holding = false;
   s->announce = true;
@@ -316,12 +317,18 @@ judge_losses (struct amcc_pgmcc_sender *s, uint32_t *after_hold)
   uint32_t from = s->judged + 1;
   if (s->ack_hi - from >= 64)
     from = s->ack_hi - 63;
-  for (uint32_t x = from; (int32_t) (x - upto) <= 0; x++)
-    if (((s->known & ~s->seen) >> (s->ack_hi - x)) & 1) {
+  for (uint32_t x = from; (int32_t) (x - upto) <= 0; x++) {
+    if (!((s->known >> (s->ack_hi - x)) & 1))
+      continue;                 /* no ACK covered it: unknown */
+    int lost = !((s->seen >> (s->ack_hi - x)) & 1);
+    /* the receivers' own loss filter over what the bitmaps say (containment's claim_p) */
+    s->claim_p += s->p.loss_filter * ((lost ? 1.0 : 0.0) - s->claim_p);
+    if (lost) {
       n++;                      /* covered by an ACK and not received */
       if (!s->holding || (int32_t) (x - s->recover) > 0)
         (*after_hold)++;        /* sent after the last reaction: a new congestion event */
     }
+  }
   s->judged = upto;
   return n;
 }
@@ -390,7 +397,15 @@ ack_window (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_
   if (s->holding && (int32_t) (s->ack_hi - s->recover) > 0)
     s->holding = false;         /* past what was in flight at the last reaction: one RTT */
   if (fresh_event) {            /* a loss of a packet sent after the last reaction */
+    double x = amcc_pgmcc_sender_window_rate (s);
     amcc_pgmcc_window_loss (s);
+    double y = amcc_pgmcc_sender_window_rate (s);
+    s->undo[s->undo_next].t = now;      /* what a demotion would undo */
+    s->undo[s->undo_next].acker = s->acker;
+    s->undo[s->undo_next].taken = x > y ? x - y : 0;
+    s->undo_next = (s->undo_next + 1) % AMCC_PGMCC_UNDO;
+    if (s->undo_n < AMCC_PGMCC_UNDO)
+      s->undo_n++;
     s->reactions++;
     s->holding = true;
     s->react_at = now;
@@ -448,26 +463,70 @@ on_ack (struct amcc_pgmcc_sender *s, amcc_time now, const struct amcc_pgmcc_ack 
 }
 
 int
-amcc_pgmcc_sender_on_feedback (struct amcc_pgmcc_sender *s, amcc_time now, uint32_t ssrc,
-    const struct amcc_pgmcc_feedback *fb, const struct amcc_pgmcc_ack *ack)
+amcc_pgmcc_sender_would_elect (const struct amcc_pgmcc_sender *s, amcc_time now,
+    uint32_t ssrc, const struct amcc_pgmcc_feedback *fb)
+{
+  if (!s->has_acker)
+    return 2;                   /* none: the first to speak (OpenPGM) */
+  if (ssrc == s->acker)
+    return 0;
+  double rtt = amcc_pgmcc_sender_rtt_packets (s, now, fb);
+  return rtt >= 0 && amcc_pgmcc_should_switch (rtt, fb->loss, s->acker_rtt_pkts, s->acker_p,
+      s->p.switch_c) ? 1 : 0;
+}
+
+int
+amcc_pgmcc_sender_feedback (struct amcc_pgmcc_sender *s, amcc_time now, uint32_t ssrc,
+    const struct amcc_pgmcc_feedback *fb, const struct amcc_pgmcc_ack *ack, bool may_elect)
 {
   double rtt = amcc_pgmcc_sender_rtt_packets (s, now, fb);
 
-  if (!s->has_acker)
-    new_acker (s, now, ssrc, fb->loss, rtt);    /* none: the first to speak (OpenPGM) */
-  else if (ssrc == s->acker) {
+  if (!s->has_acker) {
+    if (may_elect)
+      new_acker (s, now, ssrc, fb->loss, rtt);  /* none: the first to speak (OpenPGM) */
+  } else if (ssrc == s->acker) {
     s->acker_p = fb->loss;
     if (rtt >= 0)
       s->acker_rtt_pkts = s->acker_rtt_pkts > 0
           ? s->acker_rtt_pkts + s->p.rtt_gain * (rtt - s->acker_rtt_pkts) : rtt;
-  } else if (rtt >= 0 && amcc_pgmcc_should_switch (rtt, fb->loss, s->acker_rtt_pkts,
-          s->acker_p, s->p.switch_c))
+  } else if (may_elect && rtt >= 0 && amcc_pgmcc_should_switch (rtt, fb->loss,
+          s->acker_rtt_pkts, s->acker_p, s->p.switch_c))
     new_acker (s, now, ssrc, fb->loss, rtt);
-  if (ssrc != s->acker)
+  if (!s->has_acker || ssrc != s->acker)
     return 0;
   if (ack)
     on_ack (s, now, ack);
   return 1;
+}
+
+int
+amcc_pgmcc_sender_on_feedback (struct amcc_pgmcc_sender *s, amcc_time now, uint32_t ssrc,
+    const struct amcc_pgmcc_feedback *fb, const struct amcc_pgmcc_ack *ack)
+{
+  return amcc_pgmcc_sender_feedback (s, now, ssrc, fb, ack, true);
+}
+
+void
+amcc_pgmcc_sender_demote (struct amcc_pgmcc_sender *s, amcc_time now, amcc_time undo_from)
+{
+  double x = amcc_pgmcc_sender_window_rate (s);
+
+  (void) now;
+  if (!s->has_acker)
+    return;
+  for (size_t i = 0; i < s->undo_n; i++)
+    if (s->undo[i].acker == s->acker && s->undo[i].t >= undo_from) {
+      x += s->undo[i].taken;
+      s->undo[i].taken = 0;     /* undone once */
+    }
+  if (s->srtt_s > 0 && x > amcc_pgmcc_sender_window_rate (s)) {
+    s->w = fmax (x * s->srtt_s / (8 * s->mean_size), s->p.min_window);
+    s->ssthresh = s->w;         /* its halvings undone: congestion avoidance from there */
+    s->tokens = fmin (s->tokens, s->w);
+    rate_from_w (s);
+  }
+  s->demotions++;
+  amcc_pgmcc_sender_on_bye (s, s->acker);
 }
 
 void

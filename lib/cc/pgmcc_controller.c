@@ -98,8 +98,14 @@ tx_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4], uin
       : subtype != AMCC_PGMCC_SUB_REPORT || amcc_pgmcc_report_decode (&ack.fb, data, len) < 0)
     return AMCC_APP_MALFORMED;
   double rtt = amcc_pgmcc_sender_rtt_packets (tx, now, fb);
-  amcc_pgmcc_sender_on_feedback (tx, now, ssrc, fb,
-      subtype == AMCC_PGMCC_SUB_ACK ? &ack : NULL);
+  int first = !(tx->has_acker && tx->acker == ssrc && tx->ack_started);
+  int acking = amcc_pgmcc_sender_feedback (tx, now, ssrc, fb,
+      subtype == AMCC_PGMCC_SUB_ACK ? &ack : NULL, !s->elect_held);
+  amcc_time undo_from;
+  /* the losses its bitmaps claim against what its own and the others' reports state */
+  if (acking && subtype == AMCC_PGMCC_SUB_ACK && tx->ack_started
+      && amcc_contain_acker_loss (s, now, ssrc, first, tx->claim_p, fb->loss, &undo_from))
+    amcc_pgmcc_sender_demote (tx, now, undo_from);
   if ((v = amcc_peers_get (&s->peers, ssrc))) {
     v->heard = v->reported = now;
     v->loss = fb->loss;
@@ -109,6 +115,30 @@ tx_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4], uin
       v->rtt_s = tx->srtt_s;
   }
   return AMCC_APP_TAKEN;
+}
+
+_Static_assert (AMCC_ELECT_NONE == 0 && AMCC_ELECT_SWITCH == 1 && AMCC_ELECT_FIRST == 2,
+    "amcc_pgmcc_sender_would_elect answers in amcc_claim.elect's values");
+
+/* Containment (contain.c): a report states no rate, only what it does to the election; ACKs
+ * come at the acker's pace (one per ack_interval_min at most), reports once per interval. */
+static int
+tx_claim (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4], uint8_t subtype,
+    const uint8_t *data, size_t len, amcc_claim *c)
+{
+  struct amcc_pgmcc_sender *tx = tx_of (s);
+  struct amcc_pgmcc_ack ack;
+
+  if (memcmp (name, AMCC_PGMCC_APP_NAME, 4) != 0
+      || (subtype == AMCC_PGMCC_SUB_ACK ? amcc_pgmcc_ack_decode (&ack, data, len) < 0
+          : subtype != AMCC_PGMCC_SUB_REPORT
+          || amcc_pgmcc_report_decode (&ack.fb, data, len) < 0))
+    return 0;
+  c->loss = ack.fb.loss;
+  c->elect = amcc_pgmcc_sender_would_elect (tx, now, ssrc, &ack.fb);
+  if (subtype == AMCC_PGMCC_SUB_ACK)    /* contain.c takes 10 ms as the shortest period */
+    c->period = tx->p.ack_interval_min > 0 ? tx->p.ack_interval_min : 1;
+  return 1;
 }
 
 static void
@@ -190,7 +220,7 @@ static const amcc_sender_ops sender_ops = {
   .create = tx_create, .destroy = tx_destroy, .on_rtp_sent = tx_on_rtp_sent,
   .on_report_block = tx_on_report_block, .on_app = tx_on_app, .on_bye = tx_on_bye,
   .rate = tx_rate, .set_limits = tx_set_limits, .next_app = tx_next_app,
-  .early_due = tx_early_due, .get_stats = tx_get_stats,
+  .early_due = tx_early_due, .get_stats = tx_get_stats, .claim = tx_claim,
 };
 
 /* ---------------------------------------------------------------- receiver */

@@ -71,6 +71,10 @@ typedef struct {
 
 static uint32_t sim_proofs;   /* cfg.proofs for the next sim_init */
 static int sim_contain_off;   /* the next sim_init turns contain.c's rules off */
+/* changes a receiver's APP before it leaves (an attacker's forgeries); NULL = none */
+static void (*sim_tamper) (sim *S, int i, msg *m);
+/* changes the sender's config in the next sim_init, after the above; NULL = none */
+static void (*sim_config) (amcc_ctl_config *c);
 
 static double
 uniform (uint64_t *st)
@@ -109,7 +113,10 @@ sim_init (sim *S, const amcc_protocol *p, int nn, double initial_bps, double max
   c.seed = 1;
   c.proofs = S->proofs = sim_proofs;
   if (sim_contain_off)
-    c.plausible_margin = c.damp_drop = 0, c.report_limit = 0;
+    c.plausible_margin = c.damp_drop = c.elect_confirm = c.acker_loss_factor = 0,
+        c.report_limit = 0;
+  if (sim_config)
+    sim_config (&c);
   S->s = amcc_sender_new (p, &c, 0);
   AMT_CHECK (S->s != NULL);
   for (int i = 0; i < nn; i++) {
@@ -185,6 +192,8 @@ receiver_rtcp (sim *S, int i)
 
   CHECK (ret >= 0);
   m.has_app = ret == 1;
+  if (m.has_app && sim_tamper)
+    sim_tamper (S, i, &m);
   m.to = -1;
   m.at = S->now + n->delay;
   post (S, &m);

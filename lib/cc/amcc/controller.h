@@ -95,11 +95,32 @@ typedef struct amcc_ctl_config {
   double plausible_margin;
   double damp_drop;
   uint32_t report_limit;
+  /* sender, containment of an election (contain.c): a protocol whose rate follows one receiver
+   * it elects (PGMCC's acker, whose ACKs clock the window) says which reports would elect
+   * (amcc_claim.elect); 0 = off (the paper).
+   * elect_confirm: a report that would take the acker's place from another receiver elects
+   * only when a report of the same receiver at least elect_confirm x the RTCP interval earlier
+   * (and within the receiver timeout) would have won too, with no losing report between; until
+   * then it counts for everything but the election (stats `held`). With nobody acking the first
+   * to speak is elected at once (the window needs a clock).
+   * acker_loss_factor, acker_loss_time, acker_hold: the acker's ACK bitmaps claim losses; when
+   * the loss they claim (the receivers' own loss filter run over them) stays above
+   * acker_loss_factor x the larger of the loss its own reports state and every other live
+   * receiver's, + 0.01, for acker_loss_time in all (suspicion drains at a quarter of that pace
+   * while it is below, and stays while the receiver does not ack), the acker is demoted:
+   * nobody acks, the rate its window reactions took is given back, and it may not be elected
+   * for acker_hold (stats `demoted`; its reports then count in `held`). acker_loss_factor 0 =
+   * off. */
+  double elect_confirm;
+  double acker_loss_factor;
+  amcc_time acker_loss_time;
+  amcc_time acker_hold;
 } amcc_ctl_config;
 
 /* Fills the defaults: 500 kbit/s in [64 kbit/s, 20 Mbit/s], 1 s RTCP, timeout 0, 90 kHz,
  * outliers below 0.5 x the next slowest for 10 intervals, containment: plausible_margin 0.25,
- * damp_drop 0.5, report_limit 4. */
+ * damp_drop 0.5, report_limit 4, elect_confirm 0.5, acker_loss_factor 2, acker_loss_time 2 s,
+ * acker_hold 60 s. */
 void amcc_ctl_config_init (amcc_ctl_config *c);
 
 /* What became of an incoming APP packet (the caller counts these). */
@@ -153,6 +174,11 @@ typedef struct amcc_peer {
   amcc_time tokens_at;        /* its last refill */
   amcc_time low_since;        /* first damped report of a drop now pending, NONE = none */
   double low_ref;             /* the target when that drop began */
+  amcc_time elect_since;      /* first report of an election now pending (elect_confirm) */
+  amcc_time demoted_until;    /* acker_hold: not electable before, NONE = never demoted */
+  amcc_time suspicion;        /* acker_loss_time: the time its ACKs claimed too much, drained */
+  amcc_time suspect_at;       /* its last ACK judged, NONE = none */
+  amcc_time suspect_from;     /* when the suspicion last rose from 0, NONE = none */
 } amcc_peer;
 
 typedef struct amcc_sender_stats {
@@ -164,10 +190,14 @@ typedef struct amcc_sender_stats {
   uint32_t outlier_ssrc;
   double outlier_rate_bps, next_rate_bps;     /* its reported rate; the next slowest's */
   uint32_t excluded;          /* receivers excluded by the application */
-  /* containment counters since amcc_sender_new (cfg.plausible_margin, damp_drop, report_limit) */
+  /* containment counters since amcc_sender_new (cfg.plausible_margin, damp_drop, report_limit,
+   * elect_confirm, acker_loss_factor) */
   uint64_t implausible;       /* reports refused as implausibly low */
   uint64_t damped;            /* reports taken at a damped rate */
   uint64_t limited;           /* reports refused beyond the per-receiver rate limit */
+  uint64_t held;              /* reports that would have elected, taken without electing
+                                 (elect_confirm pending, or their receiver demoted) */
+  uint64_t demoted;           /* ackers demoted for the losses they claimed (acker_loss_*) */
 } amcc_sender_stats;
 
 typedef struct amcc_receiver_stats {
@@ -199,7 +229,13 @@ typedef struct amcc_claim {
   amcc_time period;           /* the shortest spacing of an honest receiver's reports when the
                                  protocol reports faster than RTCP's interval (TFMCC's CLR: one
                                  per RTT); 0 = one per RTCP interval */
+  int elect;                  /* what the report does to an election (PGMCC's acker; rate_bps
+                                 is then 0: no rate is stated): AMCC_ELECT_* */
 } amcc_claim;
+
+#define AMCC_ELECT_NONE   0   /* it elects nobody */
+#define AMCC_ELECT_SWITCH 1   /* it would take the place of the receiver elected now */
+#define AMCC_ELECT_FIRST  2   /* nobody is elected: it would be, at once */
 
 /* ---- what a protocol implements (one file in lib/cc; callers use the functions below) ---- */
 typedef struct amcc_sender_ops {
@@ -217,8 +253,10 @@ typedef struct amcc_sender_ops {
   int (*next_app) (amcc_sender *s, amcc_time now, uint8_t *buf, size_t cap, amcc_app *out);
   amcc_time (*early_due) (amcc_sender *s, amcc_time now);                     /* optional */
   void (*get_stats) (amcc_sender *s, amcc_time now, amcc_sender_stats *st);
-  /* containment (optional; NULL: plausibility and damping skip the protocol's reports):
-   * claim decodes a rate report into c (1), 0 when the APP is no rate report;
+  /* containment (optional; NULL: contain.c skips the protocol's reports):
+   * claim decodes a report into c (1; a rate, or an election with rate_bps 0), 0 when the APP
+   * is neither; while on_app runs for a report whose election contain.c holds, the base's
+   * elect_held (controller_impl.h) is set and the protocol must not elect its sender;
    * set_claim_rate rewrites the rate of the report in buf (len bytes, as claim accepted it). */
   int (*claim) (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4],
       uint8_t subtype, const uint8_t *data, size_t len, amcc_claim *c);

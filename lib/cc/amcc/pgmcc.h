@@ -23,6 +23,10 @@
  *     caller, but the video sender follows the rate (docs/pgmcc.md), and takes it only at key
  *     frames: the actuator parameters below (docs/pgmcc.md section 2.4).
  *
+ * Containment (issue 14): lib/cc/contain.c holds elections for confirmation and demotes an
+ * acker whose bitmaps claim far more loss than its p states (docs/pgmcc.md section 5); the
+ * sender here keeps what that needs: claim_p, the reactions to undo, may_elect.
+ *
  * Units: rates in bit/s, sizes in bytes, windows in packets, times in amcc_time (ns). */
 #ifndef AMCC_PGMCC_H
 #define AMCC_PGMCC_H
@@ -43,6 +47,7 @@ extern "C" {
 #define AMCC_PGMCC_REPORT_LEN   16
 #define AMCC_PGMCC_ACK_LEN      24
 #define AMCC_PGMCC_SEND_RING    1024  /* sent packets the sender remembers (RTT in packets) */
+#define AMCC_PGMCC_UNDO         32    /* the last window reactions the sender remembers */
 
 /* ---- parameters ---------------------------------------------------------------------------- */
 struct amcc_pgmcc_params {
@@ -146,6 +151,18 @@ struct amcc_pgmcc_sender {
   struct { amcc_time t; uint64_t n; double x; } ring[AMCC_PGMCC_SEND_RING];  /* x: window rate */
   size_t ring_n, ring_next;
   bool announce;                      /* the acker changed since the last sender APP */
+  /* containment (lib/cc/contain.c judges; docs/pgmcc.md "Containment") */
+  double claim_p;                     /* the acker's loss as its ACK bitmaps state it: the
+                                         receivers' loss filter (loss_filter) run over the
+                                         sequence numbers they judged; its reported p at its
+                                         election */
+  struct {                            /* the window's reactions to losses, a ring: */
+    amcc_time t;                      /* when */
+    uint32_t acker;                   /* whose losses */
+    double taken;                     /* the window's rate it took, bit/s (0 = undone) */
+  } undo[AMCC_PGMCC_UNDO];
+  size_t undo_n, undo_next;
+  uint64_t demotions;
 };
 
 void amcc_pgmcc_sender_init (struct amcc_pgmcc_sender *s, const struct amcc_pgmcc_params *p,
@@ -155,6 +172,19 @@ void amcc_pgmcc_sender_on_sent (struct amcc_pgmcc_sender *s, amcc_time now, size
  * Returns 1 when ssrc is the acker after it. */
 int amcc_pgmcc_sender_on_feedback (struct amcc_pgmcc_sender *s, amcc_time now, uint32_t ssrc,
     const struct amcc_pgmcc_feedback *fb, const struct amcc_pgmcc_ack *ack);
+/* The same; may_elect false: the feedback elects nobody (an election held by containment). */
+int amcc_pgmcc_sender_feedback (struct amcc_pgmcc_sender *s, amcc_time now, uint32_t ssrc,
+    const struct amcc_pgmcc_feedback *fb, const struct amcc_pgmcc_ack *ack, bool may_elect);
+/* What the feedback would do to the election now: AMCC_ELECT_NONE (0, also from the acker),
+ * AMCC_ELECT_SWITCH (1: it would replace the acker), AMCC_ELECT_FIRST (2: nobody acks). */
+int amcc_pgmcc_sender_would_elect (const struct amcc_pgmcc_sender *s, amcc_time now,
+    uint32_t ssrc, const struct amcc_pgmcc_feedback *fb);
+/* Demotes the acker (its claimed losses, contain.c): nobody acks, as after its BYE, and each
+ * window reaction to its losses at or after undo_from, in any of its tenures, is undone: the
+ * rate each took is added back (the growth in between kept, the other ackers' reactions too);
+ * congestion avoidance from there. */
+void amcc_pgmcc_sender_demote (struct amcc_pgmcc_sender *s, amcc_time now,
+    amcc_time undo_from);
 void amcc_pgmcc_sender_on_bye (struct amcc_pgmcc_sender *s, uint32_t ssrc);
 /* The window's rate, bit/s: W s / RTT (hold_rate: the rate W stands for); 0 before an RTT. */
 double amcc_pgmcc_sender_window_rate (const struct amcc_pgmcc_sender *s);
