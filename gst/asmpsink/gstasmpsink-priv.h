@@ -8,6 +8,7 @@
 #include "../common/gstamcc.h"
 #include "../common/gstamenc.h"
 #include "../common/gstamnet.h"
+#include "../common/gstamsrtp.h"
 #include "../common/gstamtrace.h"
 
 G_BEGIN_DECLS
@@ -33,11 +34,13 @@ enum {
   PROP_RATE_MATCH, PROP_INTRA_REFRESH,
   N_PROPS                       /* then the FEC properties (gstasmpsink-fec.c) */
 };
+#define PROP_SRTP_KEY 100       /* srtp-key (gst/common/gstamsrtp.c), after the FEC ones */
 struct _GstAsmpSink {
   GstBin parent;
   GstPad *sinkpad;
   GstElement *rtpbin, *rtp_sink, *rtcp_sink, *rtcp_src, *pacer;
   GObject *session;
+  GstAmSrtp *srtp;              /* srtp-key: rtpbin's encoder and decoder (its own lock) */
 
   GMutex lock;
   GMutex *lockp;                /* everything below: &lock, or a group's (asspsimulcast) */

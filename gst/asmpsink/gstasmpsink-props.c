@@ -85,7 +85,8 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
       break;
     default:
       if (!gst_am_net_config_set_property (&self->net, pspec, value)
-          && !gst_asmp_sink_fec_set_property (&self->fec, pspec, value))
+          && !gst_asmp_sink_fec_set_property (&self->fec, pspec, value)
+          && !gst_am_srtp_set_property (self->srtp, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -133,12 +134,13 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MAX_PACING_DELAY: g_value_set_uint (value, self->max_pacing_delay_ms); break;
     case PROP_RATE_MATCH: g_value_set_boolean (value, self->enc.match); break;
     case PROP_INTRA_REFRESH: g_value_set_boolean (value, self->enc.intra_refresh); break;
-    case PROP_STATS:
-      if (self->stats)
-        g_value_set_boxed (value, self->stats);
-      else
-        g_value_take_boxed (value, gst_structure_new_empty ("asmpsink-stats"));
+    case PROP_STATS:{
+      GstStructure *st = self->stats ? gst_structure_copy (self->stats)
+          : gst_structure_new_empty ("asmpsink-stats");
+      gst_am_srtp_add_stats (self->srtp, st);   /* the SRTP counters as they are now */
+      g_value_take_boxed (value, st);
       break;
+    }
     default:
       if (!gst_am_net_config_get_property (&self->net, pspec, value)
           && !gst_asmp_sink_fec_get_property (&self->fec, pspec, value))
@@ -207,7 +209,8 @@ gst_asmp_sink_install_properties (GObjectClass * gobject_class)
       "Write an SDP describing the stream here when caps are known (NULL: none)", NULL,
       rw_ready);
   props[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
-      "Last 'asmpsink-stats' structure (see docs/elements.md)", GST_TYPE_STRUCTURE,
+      "Last 'asmpsink-stats' structure (see docs/elements.md), its srtp-* counters as they "
+      "are now", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   props[PROP_PACING] = g_param_spec_boolean ("pacing", "Pacing",
       "Space RTP packets so the instantaneous rate is at most pacing-factor x target-bitrate "
@@ -234,4 +237,5 @@ gst_asmp_sink_install_properties (GObjectClass * gobject_class)
       "start. false leaves the encoder's own setting", FALSE, rw_ready);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
   gst_asmp_sink_fec_install_properties (gobject_class, N_PROPS);
+  gst_am_srtp_install_property (gobject_class, PROP_SRTP_KEY);
 }

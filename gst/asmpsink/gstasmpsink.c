@@ -7,6 +7,9 @@
  *           -> send_rtp_src_0 -> udpsink (RTP)
  *         rtpbin send_rtcp_src_0 -> udpsink (RTCP, port + 1, socket shared with the udpsrc)
  *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
+ * srtp-key: rtpbin's encoder (srtpenc) and RTCP decoder (srtpdec) are slots of
+ *           gst/common/gstamsrtp.c; our probes sit on their plain side (RTP before
+ *           encryption, RTCP after authentication), keyed or not
  * fec != off: send_rtp_src_0 -> rtpst2022-1-fecenc -> udpsink (RTP); its column and row FEC
  *           -> udpsinks to fec-address port + 2 / + 4 (gstasmpsink-fec.c, gst/common/gstamfec.c)
  * The element only translates: packets and RTCP in, lib/cc decisions out (gst/common). Its
@@ -213,6 +216,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
           gst_am_encoder_kind_name (self->enc.kind), "encoder-bitrate", G_TYPE_UINT,
           self->enc.applied_bps, "encoder-setting", G_TYPE_UINT, self->enc.setting_bps, NULL);
       gst_am_pacer_add_stats (GST_AM_PACER (self->pacer), stats);
+      gst_am_srtp_add_stats (self->srtp, stats);
       gst_asmp_sink_fec_add_stats (&self->fec, stats, self->media_bps);
       gst_am_trace_rate_row (self->rate, stats);
       if (self->stats)
@@ -286,6 +290,8 @@ start_locked (GstAsmpSink * self)
   GError *err = NULL;
   gboolean mc = gst_am_address_is_multicast (self->net.address);
 
+  if (!gst_am_srtp_start (self->srtp))
+    return FALSE;               /* the key is not one: error posted */
   if (self->min_bps > self->max_bps || self->initial_bps < self->min_bps
       || self->initial_bps > self->max_bps) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL),
@@ -440,6 +446,8 @@ gst_asmp_sink_init (GstAsmpSink * self)
   gst_bin_add (bin, self->pacer);
   configure_pacer_locked (self);
   self->rtpbin = gst_am_make (bin, "rtpbin", "rtpbin");
+  /* before rtpbin's pads are requested: that is when it asks for its encoder and decoders */
+  self->srtp = gst_am_srtp_new (GST_ELEMENT (self), self->rtpbin);
   self->rtp_sink = gst_am_make (bin, "udpsink", "rtp_sink");
   self->rtcp_sink = gst_am_make (bin, "udpsink", "rtcp_sink");
   self->rtcp_src = gst_am_make (bin, "udpsrc", "rtcp_src");
@@ -457,13 +465,12 @@ gst_asmp_sink_init (GstAsmpSink * self)
   gst_element_link_pads (self->rtpbin, "send_rtcp_src_0", self->rtcp_sink, "sink");
   gst_element_link_pads (self->rtcp_src, "src", self->rtpbin, "recv_rtcp_sink_0");
 
-  pad = gst_element_get_static_pad (self->rtpbin, "send_rtp_src_0");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST |
-      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, rtp_out_probe, self, NULL);
-  gst_object_unref (pad);
-  pad = gst_element_get_static_pad (self->rtcp_src, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, rtcp_in_probe, self, NULL);
-  gst_object_unref (pad);
+  /* RTP as it leaves rtpsession (before srtpenc: the stamps are authenticated, the payload
+   * still readable), RTCP as it arrives (after srtpdec: only what authenticated) */
+  gst_am_srtp_add_probe (self->srtp, 0, GST_AM_SRTP_RTP_SEND, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_BUFFER_LIST | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, rtp_out_probe, self);
+  gst_am_srtp_add_probe (self->srtp, 0, GST_AM_SRTP_RTCP_RECV, GST_PAD_PROBE_TYPE_BUFFER,
+      rtcp_in_probe, self);
   gst_am_eos_guard_init (&self->eos_guard, GST_OBJECT (self), self->rtcp_sink);
 
   self->session = gst_am_internal_session (self->rtpbin);
@@ -489,6 +496,7 @@ gst_asmp_sink_finalize (GObject * object)
   g_free (self->trace_dir);
   g_free (self->sdp_file);
   gst_asmp_sink_fec_clear (&self->fec);
+  gst_am_srtp_free (self->srtp);
   if (self->stats)
     gst_structure_free (self->stats);
   g_mutex_clear (&self->lock);

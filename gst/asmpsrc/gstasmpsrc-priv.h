@@ -8,6 +8,7 @@
 #include "../common/gstamnet.h"
 #include "../common/gstamfec.h"
 #include "../common/gstamtrace.h"
+#include "../common/gstamsrtp.h"
 
 #define DEFAULT_CAPS "application/x-rtp,media=video,clock-rate=90000,encoding-name=H264,payload=96"
 #define DEFAULT_LATENCY_MS 200
@@ -19,12 +20,14 @@ enum {
   PROP_LOOP, PROP_PROTOCOL, PROP_CAPS, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_LATENCY,
   PROP_TRACE_DIR, PROP_STATS, PROP_FEC, PROP_FEC_ADDRESS, N_PROPS
 };
+#define PROP_SRTP_KEY N_PROPS   /* srtp-key (gst/common/gstamsrtp.c) */
 
 struct _GstAsmpSrc {
   GstBin parent;
   GstPad *srcpad;
   GstElement *rtpbin, *rtp_src, *rtcp_src, *rtcp_sink;
   GObject *session;
+  GstAmSrtp *srtp;              /* srtp-key: rtpbin's encoder and decoder (its own lock) */
 
   GMutex lock;
   GMutex *lockp;                /* everything below: &lock, or a group's (asspsrc) */
@@ -48,7 +51,7 @@ struct _GstAsmpSrc {
   guint32 pli_ssrc;             /* a key frame to ask of this sender (RTCP PLI), 0 = none */
   guint32 said_ssrc;            /* the SSRC of our last RTCP: whose BYE we owe, 0 = none */
   gboolean left;                /* BYE sent: no more owed until the next start */
-  gboolean fec, fec_probed;
+  gboolean fec;
   gchar *fec_address;
   GstAmFecRecv fecrx;
 };

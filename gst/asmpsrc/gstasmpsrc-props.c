@@ -49,7 +49,8 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
       self->traced = FALSE;
       break;
     default:
-      if (!gst_am_net_config_set_property (&self->net, pspec, value))
+      if (!gst_am_net_config_set_property (&self->net, pspec, value)
+          && !gst_am_srtp_set_property (self->srtp, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -78,12 +79,13 @@ gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
     case PROP_FEC: g_value_set_boolean (value, self->fec); break;
     case PROP_FEC_ADDRESS: g_value_set_string (value, self->fec_address); break;
-    case PROP_STATS:
-      if (self->stats)
-        g_value_set_boxed (value, self->stats);
-      else
-        g_value_take_boxed (value, gst_structure_new_empty ("asmpsrc-stats"));
+    case PROP_STATS:{
+      GstStructure *st = self->stats ? gst_structure_copy (self->stats)
+          : gst_structure_new_empty ("asmpsrc-stats");
+      gst_am_srtp_add_stats (self->srtp, st);   /* the SRTP counters as they are now */
+      g_value_take_boxed (value, st);
       break;
+    }
     default:
       if (!gst_am_net_config_get_property (&self->net, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -133,7 +135,9 @@ gst_asmp_src_install_properties (GObjectClass * gobject_class)
       "Directory for rd.txt and stats.csv (docs/run-directory.md); NULL: no traces", NULL,
       rw_ready);
   props[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
-      "Last 'asmpsrc-stats' structure (see docs/elements.md)", GST_TYPE_STRUCTURE,
+      "Last 'asmpsrc-stats' structure (see docs/elements.md), its srtp-* counters as they are "
+      "now (a receiver that has authenticated nothing posts none: rtpsession sends no RTCP "
+      "before a packet came in)", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   props[PROP_FEC] = g_param_spec_boolean ("fec", "FEC",
       "Join fec-address (SMPTE 2022-1 column FEC on port + 2, row FEC on port + 4, as asmpsink "
@@ -144,4 +148,5 @@ gst_asmp_src_install_properties (GObjectClass * gobject_class)
       "Multicast group of the FEC streams (required with fec=true)", NULL,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
+  gst_am_srtp_install_property (gobject_class, PROP_SRTP_KEY);
 }

@@ -8,11 +8,16 @@
  *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
  *         rtpbin send_rtcp_src_0 -> udpsink (RTCP to the group, socket shared with the udpsrc)
  * Leaving (EOS, or PAUSED -> READY) it says BYE for the SSRC of its RRs on that socket
- * (gst_am_rtcp_send_bye): rtpsession says none for a member that only receives.
+ * (gst_am_rtcp_session_bye, gst_am_rtcp_send_raw): rtpsession says none for a member that only
+ * receives.
  * fec=true: udpsrc (RTP) -> rtpst2022-1-fecdec -> rtpbin, fed by two udpsrcs on fec-address
  *         port + 2 (column FEC) and + 4 (row FEC): packets are rebuilt before the jitter
  *         buffer; lib/cc still sees what arrived (the loss before recovery, which FEC is sized
- *         for) */
+ *         for)
+ * srtp-key: rtpbin's decoder (srtpdec) and RTCP encoder (srtpenc) are slots of
+ *         gst/common/gstamsrtp.c; lib/cc and rd.txt see RTP after authentication (with FEC,
+ *         lib/cc sees it as it arrives, before recovery and authentication: SMPTE 2022-1's
+ *         own packets carry none), RTCP after authentication; our BYE is protected as our RRs */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -113,19 +118,24 @@ rtp_probe (GstAsmpSrc * self, GstPadProbeInfo * info, gboolean cc, gboolean trac
   return GST_PAD_PROBE_OK;
 }
 
+/* fec=true: lib/cc measures what arrived, before FEC rebuilds anything (and so before
+ * srtpdec, which sees the rebuilt stream) */
 static GstPadProbeReturn
 rtp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   GstAsmpSrc *self = user_data;
 
-  return rtp_probe (self, info, TRUE, !self->fec);
+  return self->fec ? rtp_probe (self, info, TRUE, FALSE) : GST_PAD_PROBE_OK;
 }
 
-/* fec=true: what leaves the FEC decoder, rebuilt packets included */
+/* RTP that passed authentication (srtp-key; all of it when off), rebuilt packets included:
+ * rd.txt, and lib/cc without FEC */
 static GstPadProbeReturn
-rtp_recovered_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+rtp_plain_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
-  return rtp_probe (user_data, info, FALSE, TRUE);
+  GstAsmpSrc *self = user_data;
+
+  return rtp_probe (self, info, !self->fec, TRUE);
 }
 
 /* ---- RTCP from the group ---- */
@@ -191,6 +201,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buf, gboolean early, gpointer us
     if (!early) {
       stats = gst_am_cc_receiver_stats (self->cc, now);
       gst_am_fec_recv_add_stats (&self->fecrx, stats);
+      gst_am_srtp_add_stats (self->srtp, stats);
       gst_am_trace_stats_row (self->stats_csv, stats);
       if (self->stats)
         gst_structure_free (self->stats);
@@ -251,30 +262,52 @@ gst_asmp_src_own_ssrc (GstAsmpSrc * self)
 }
 
 /* ---- leaving: the BYE rtpsession does not send for a receiver ---- */
-static void
-say_bye (GstAsmpSrc * self, const gchar * why)
+/* The BYE we owe (NULL: none, we never reported), made while the RTCP encoder still runs: with
+ * srtp-key it is protected as our next RR would be (the sender drops anything else) */
+static GstBuffer *
+take_bye (GstAsmpSrc * self, guint32 * ssrc)
 {
-  guint32 ssrc;
+  GstBuffer *plain, *bye = NULL;
 
   g_mutex_lock (self->lockp);
-  ssrc = self->said_ssrc;
+  *ssrc = self->said_ssrc;
   self->said_ssrc = 0;
   self->left = TRUE;
   g_mutex_unlock (self->lockp);
+  if (!*ssrc)
+    return NULL;                /* never reported: nobody counts us */
+  plain = gst_am_rtcp_session_bye (self->session, *ssrc);
+  if (plain)
+    bye = gst_am_srtp_protect_rtcp (self->srtp, plain);
+  gst_clear_buffer (&plain);
+  return bye;
+}
+
+static void
+send_bye (GstAsmpSrc * self, GstBuffer * bye, guint32 ssrc, const gchar * why)
+{
   if (!ssrc)
-    return;             /* never reported: nobody counts us */
-  if (gst_am_rtcp_send_bye (self->rtcp_src, self->rtcp_sink, self->session, ssrc))
+    return;
+  if (bye && gst_am_rtcp_send_raw (self->rtcp_src, self->rtcp_sink, bye))
     GST_INFO_OBJECT (self, "BYE for %08x (%s)", ssrc, why);
   else
     GST_WARNING_OBJECT (self, "could not send the BYE for %08x (%s)", ssrc, why);
+  gst_clear_buffer (&bye);
 }
 
-/* rtpsession ends its RTCP with EOS once EOS has come on the RTP path: after its last RR */
+/* rtpsession ends its RTCP with EOS once EOS has come on the RTP path: after its last RR. Seen
+ * before the RTCP encoder has it (it can still protect the BYE) */
 static GstPadProbeReturn
 rtcp_eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
-  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
-    say_bye (user_data, "EOS");
+  GstAsmpSrc *self = user_data;
+  GstBuffer *bye;
+  guint32 ssrc;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
+    bye = take_bye (self, &ssrc);
+    send_bye (self, bye, ssrc, "EOS");
+  }
   return GST_PAD_PROBE_OK;
 }
 
@@ -287,6 +320,8 @@ start_locked (GstAsmpSrc * self)
   gint clock_rate = 90000;
   const gchar *rtcp_to = self->rtcp_address ? self->rtcp_address : self->net.address;
 
+  if (!gst_am_srtp_start (self->srtp))
+    return FALSE;               /* the key is not one: error posted */
   if (gst_caps_get_size (self->caps) > 0)
     gst_structure_get_int (gst_caps_get_structure (self->caps, 0), "clock-rate", &clock_rate);
   gst_am_net_setup_udpsrc (self->rtp_src, &self->net, self->net.port);
@@ -298,14 +333,6 @@ start_locked (GstAsmpSrc * self)
     gboolean ok = self->fec_address && gst_am_fec_recv_setup (&self->fecrx, GST_BIN (self), up,
         &self->net, self->fec_address, self->net.port);
     gst_object_unref (up);
-    if (ok) {
-      GstPad *out = gst_element_get_static_pad (self->fecrx.dec, "src");
-      if (!self->fec_probed)
-        gst_pad_add_probe (out, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
-            rtp_recovered_probe, self, NULL);
-      self->fec_probed = TRUE;
-      gst_object_unref (out);
-    }
     if (!ok) {
       if (!self->fec_address)
         GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("fec=true needs fec-address"));
@@ -361,6 +388,8 @@ gst_asmp_src_change_state (GstElement * element, GstStateChange transition)
 {
   GstAsmpSrc *self = GST_ASMP_SRC (element);
   GstStateChangeReturn ret;
+  GstBuffer *bye = NULL;
+  guint32 bye_ssrc = 0;
 
   switch (transition) {
     case GST_STATE_CHANGE_NULL_TO_READY:
@@ -382,13 +411,18 @@ gst_asmp_src_change_state (GstElement * element, GstStateChange transition)
       gst_am_trace_flush (self->stats_csv);
       g_mutex_unlock (self->lockp);
       break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      bye = take_bye (self, &bye_ssrc);       /* the RTCP encoder still runs (srtp-key) */
+      break;
     default:
       break;
   }
   ret = GST_ELEMENT_CLASS (gst_asmp_src_parent_class)->change_state (element, transition);
-  /* rtpsession's RTCP thread has stopped (no RR after it); the udpsrc keeps its socket in READY */
+  /* rtpsession's RTCP thread has stopped (no RR after it); the udpsrc keeps its socket in READY.
+   * An RR made since the BYE was protected carries a later SRTCP index: the replay window takes
+   * the BYE after it all the same */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
-    say_bye (self, "stopping");
+    send_bye (self, bye, bye_ssrc, "stopping");
   else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     g_mutex_lock (self->lockp);
     self->left = FALSE;   /* a restart without NULL: it may owe a BYE again */
@@ -419,6 +453,8 @@ gst_asmp_src_init (GstAsmpSrc * self)
   self->seqext = g_hash_table_new_full (NULL, NULL, NULL, g_free);
 
   self->rtpbin = gst_am_make (bin, "rtpbin", "rtpbin");
+  /* before rtpbin's pads are requested: that is when it asks for its encoder and decoders */
+  self->srtp = gst_am_srtp_new (GST_ELEMENT (self), self->rtpbin);
   self->rtp_src = gst_am_make (bin, "udpsrc", "rtp_src");
   self->rtcp_src = gst_am_make (bin, "udpsrc", "rtcp_src");
   self->rtcp_sink = gst_am_make (bin, "udpsink", "rtcp_sink");
@@ -440,12 +476,12 @@ gst_asmp_src_init (GstAsmpSrc * self)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
       rtp_in_probe, self, NULL);
   gst_object_unref (pad);
-  pad = gst_element_get_static_pad (self->rtcp_src, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, rtcp_in_probe, self, NULL);
-  gst_object_unref (pad);
-  pad = gst_element_get_static_pad (self->rtcp_sink, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, rtcp_eos_probe, self, NULL);
-  gst_object_unref (pad);
+  gst_am_srtp_add_probe (self->srtp, 0, GST_AM_SRTP_RTP_RECV, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_BUFFER_LIST, rtp_plain_probe, self);
+  gst_am_srtp_add_probe (self->srtp, 0, GST_AM_SRTP_RTCP_RECV, GST_PAD_PROBE_TYPE_BUFFER,
+      rtcp_in_probe, self);
+  gst_am_srtp_add_probe (self->srtp, 0, GST_AM_SRTP_RTCP_SEND,
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, rtcp_eos_probe, self);
 
   self->session = gst_am_internal_session (self->rtpbin);
   if (self->session)
@@ -470,6 +506,7 @@ gst_asmp_src_finalize (GObject * object)
   g_free (self->trace_dir);
   g_free (self->fec_address);
   gst_am_fec_recv_clear (&self->fecrx);
+  gst_am_srtp_free (self->srtp);
   if (self->stats)
     gst_structure_free (self->stats);
   g_mutex_clear (&self->lock);

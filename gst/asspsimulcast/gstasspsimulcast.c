@@ -19,6 +19,7 @@
 #include <glib/gstdio.h>
 #include <gst/video/video-event.h>
 #include "../asmpsink/gstasmpsink.h"
+#include "../common/gstamsrtp.h"
 #include "../common/gstamnet.h"
 
 GST_DEBUG_CATEGORY_STATIC (asspsimulcast_debug);
@@ -138,6 +139,7 @@ enum {
   PROP_0, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP, PROP_RTCP_INTERVAL, PROP_TRACE_DIR,
   PROP_KEY_INTERVAL, N_PROPS
 };
+#define PROP_SRTP_KEY N_PROPS   /* srtp-key, handed to every stream's asmpsink */
 static GParamSpec *props[N_PROPS];
 
 struct _GstAsspSimulcast {
@@ -148,6 +150,7 @@ struct _GstAsspSimulcast {
   gint ttl;
   gboolean loop;
   guint rtcp_interval_ms;
+  gchar *srtp_key;
   guint key_interval_ms;        /* at most one key-frame request per stream per interval */
   GPtrArray *pads;              /* GstAsspSimulcastPad, by index; NULL holes after release */
 };
@@ -286,6 +289,10 @@ configure_streams (GstAsspSimulcast * self)
   guint i, n;
 
   g_mutex_lock (&self->lock);
+  if (!gst_am_srtp_check_key (GST_ELEMENT (self), self->srtp_key)) {
+    g_mutex_unlock (&self->lock);
+    return FALSE;
+  }
   n = self->pads->len;
   for (i = 0; i < n; i++) {
     GstAsspSimulcastPad *p = g_ptr_array_index (self->pads, i);
@@ -312,7 +319,7 @@ configure_streams (GstAsspSimulcast * self)
     g_object_set (p->sink, "address", p->address, "port", p->port, "initial-bitrate",
         p->min_bps, "min-bitrate", p->min_bps, "max-bitrate", p->max_bps, "multicast-iface",
         self->iface, "ttl-mc", self->ttl, "loop", self->loop, "rtcp-interval",
-        self->rtcp_interval_ms, "trace-dir", dir, NULL);
+        self->rtcp_interval_ms, "trace-dir", dir, "srtp-key", self->srtp_key, NULL);
     GST_OBJECT_UNLOCK (p);
     g_free (dir);
   }
@@ -381,6 +388,10 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
     case PROP_LOOP: self->loop = g_value_get_boolean (value); break;
     case PROP_RTCP_INTERVAL: self->rtcp_interval_ms = g_value_get_uint (value); break;
     case PROP_KEY_INTERVAL: self->key_interval_ms = g_value_get_uint (value); break;
+    case PROP_SRTP_KEY:
+      g_free (self->srtp_key);
+      self->srtp_key = g_value_dup_string (value);
+      break;
     case PROP_TRACE_DIR:
       g_free (self->trace_dir);
       self->trace_dir = g_value_dup_string (value);
@@ -425,6 +436,7 @@ finalize (GObject * object)
   GstAsspSimulcast *self = GST_ASSP_SIMULCAST (object);
 
   g_ptr_array_unref (self->pads);
+  g_free (self->srtp_key);
   g_free (self->iface);
   g_free (self->trace_dir);
   g_mutex_clear (&self->lock);
@@ -463,6 +475,7 @@ gst_assp_simulcast_class_init (GstAsspSimulcastClass * klass)
       "stream per this interval reaches its encoder (ms; 0 = every request)", 0, 600000,
       DEFAULT_KEY_INTERVAL_MS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (oc, N_PROPS, props);
+  gst_am_srtp_install_property (oc, PROP_SRTP_KEY);     /* every stream's session */
 
   gst_element_class_add_static_pad_template_with_gtype (ec, &sink_template,
       GST_TYPE_ASSP_SIMULCAST_PAD);

@@ -26,6 +26,7 @@
 #include "../asmpsrc/gstasmpsrc.h"
 #include "../common/gstamcc.h"
 #include "../common/gstamnet.h"
+#include "../common/gstamsrtp.h"
 
 GST_DEBUG_CATEGORY_STATIC (asspsrc_debug);
 #define GST_CAT_DEFAULT asspsrc_debug
@@ -41,6 +42,7 @@ enum {
   PROP_RTCP_INTERVAL, PROP_LATENCY, PROP_TRACE_DIR, PROP_STREAM, PROP_SWITCHES, PROP_KEY_REQUESTS,
   N_PROPS
 };
+#define PROP_SRTP_KEY N_PROPS   /* srtp-key, handed to every stream's asmpsrc */
 static GParamSpec *props[N_PROPS];
 
 typedef struct { gchar *address; gint port; } StreamAddr;
@@ -57,6 +59,7 @@ struct _GstAsspSrc {
   gboolean loop;
   GstCaps *caps;
   guint rtcp_interval_ms, latency_ms;
+  gchar *srtp_key;
 
   GMutex cc_lock;               /* the streams' state and everything below */
   guint n;
@@ -348,6 +351,10 @@ build_streams (GstAsspSrc * self)
   guint i;
 
   g_mutex_lock (&self->lock);
+  if (!gst_am_srtp_check_key (GST_ELEMENT (self), self->srtp_key)) {
+    g_mutex_unlock (&self->lock);
+    return FALSE;
+  }
   a = parse_streams (self->streams, &why);
   if (!a) {
     g_mutex_unlock (&self->lock);
@@ -393,7 +400,8 @@ build_streams (GstAsspSrc * self)
     }
     g_object_set (c, "address", e->address, "port", e->port, "multicast-iface", self->iface,
         "ttl-mc", self->ttl, "loop", self->loop, "caps", self->caps, "rtcp-interval",
-        self->rtcp_interval_ms, "latency", self->latency_ms, "trace-dir", dir, NULL);
+        self->rtcp_interval_ms, "latency", self->latency_ms, "trace-dir", dir, "srtp-key",
+        self->srtp_key, NULL);
     g_free (dir);
     /* after its properties: from now on it takes our cc_lock, which we hold */
     gst_asmp_src_join_group (GST_ASMP_SRC (c), &self->cc_lock, cfg.protocol);
@@ -559,6 +567,10 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
       break;
     case PROP_RTCP_INTERVAL: self->rtcp_interval_ms = g_value_get_uint (value); break;
     case PROP_LATENCY: self->latency_ms = g_value_get_uint (value); break;
+    case PROP_SRTP_KEY:
+      g_free (self->srtp_key);
+      self->srtp_key = g_value_dup_string (value);
+      break;
     case PROP_TRACE_DIR:
       g_free (self->trace_dir);
       self->trace_dir = g_value_dup_string (value);
@@ -627,6 +639,7 @@ finalize (GObject * object)
   GstAsspSrc *self = GST_ASSP_SRC (object);
 
   g_free (self->streams);
+  g_free (self->srtp_key);
   g_free (self->iface);
   g_free (self->trace_dir);
   gst_clear_caps (&self->caps);
@@ -680,6 +693,7 @@ gst_assp_src_class_init (GstAsspSrcClass * klass)
       "Key frames asked of streams joined ahead (H.264: an RTCP PLI at the stream's first "
       "packet that does not start one)", 0, G_MAXUINT64, 0, ro);
   g_object_class_install_properties (oc, N_PROPS, props);
+  gst_am_srtp_install_property (oc, PROP_SRTP_KEY);     /* every stream's session */
 
   gst_element_class_add_static_pad_template (ec, &src_template);
   gst_element_class_set_static_metadata (ec, "ASSP simulcast RTP source", "Source/Network/RTP",

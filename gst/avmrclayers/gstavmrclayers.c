@@ -10,7 +10,11 @@
  * Inside, per layer i: pacer -> rtpbin session i -> udpsink (address + i, port + 2 i), RTCP
  * SRs to port + 2 i + 1. The sink pad's chain routes into the pacers; each layer is paced at
  * what it carried in the last scheduling period (x pacing-factor). Every receiver decision is
- * lib/cc's (avmrcsrc). */
+ * lib/cc's (avmrcsrc).
+ * srtp-key: each session's encoder is a slot of gst/common/gstamsrtp.c (srtpenc: every layer's
+ * RTP and SRs encrypted and authenticated, the stamps included); each packet then also carries
+ * the layer's extended sequence number (GST_AM_EXT_ID_EXTSEQ), from which a receiver joining
+ * the layer late learns the SRTP rollover counter. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -20,6 +24,8 @@
 #include "../common/gstamlayers.h"
 #include "../common/gstamnet.h"
 #include "../common/gstampacer.h"
+#include "../common/gstamsrtp.h"
+#include <amcc/seq.h>
 
 GST_DEBUG_CATEGORY_STATIC (avmrclayers_debug);
 #define GST_CAT_DEFAULT avmrclayers_debug
@@ -36,6 +42,7 @@ enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_LAYERS, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP,
   PROP_SLOT, PROP_N_ADD, PROP_PACING, PROP_PACING_FACTOR, PROP_PERIOD, PROP_STATS, N_PROPS
 };
+#define PROP_SRTP_KEY N_PROPS   /* srtp-key (gst/common/gstamsrtp.c) */
 static GParamSpec *props[N_PROPS];
 
 typedef struct {
@@ -44,6 +51,7 @@ typedef struct {
   GstAmEosGuard guard;
   guint32 ssrc;
   guint16 seq;
+  amcc_seq_ext seqext;          /* srtp-key: the layer's extended seq, stamped for the ROC */
   guint64 packets, bytes, period_bytes;
   guint rate_bps;               /* the pacer's rate: the last period's */
 } Layer;
@@ -54,6 +62,8 @@ struct _GstAvmrcLayers {
   GstBin parent;
   GstPad *sinkpad;
   GstElement *rtpbin;
+  GstAmSrtp *srtp;              /* its own lock */
+  gboolean keyed;               /* srtp-key set at the last start */
 
   GMutex lock;                  /* everything below */
   GstAmNetConfig net;           /* address and port: layer 0's */
@@ -196,19 +206,29 @@ stamp_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
   amcc_avmrc_stamp st = { 0 };
   GstBuffer *buf;
-  gboolean ok = FALSE;
+  gboolean ok = FALSE, keyed;
+  guint32 extseq = 0;
+  guint8 ext[4];
 
   if (!(info->type & GST_PAD_PROBE_TYPE_BUFFER))
     return GST_PAD_PROBE_OK;
   st.send_time = gst_am_now ();
   st.layer = ref->index;
-  g_mutex_lock (&self->lock);
-  st.slot = amcc_avmrc_clock_at (&self->clock, st.send_time, &st.flagged);
-  g_mutex_unlock (&self->lock);
   buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
   GST_PAD_PROBE_INFO_DATA (info) = buf;
   if (gst_rtp_buffer_map (buf, GST_MAP_READWRITE, &rtp)) {
+    g_mutex_lock (&self->lock);
+    st.slot = amcc_avmrc_clock_at (&self->clock, st.send_time, &st.flagged);
+    keyed = self->keyed && ref->index < self->built;
+    if (keyed)
+      extseq = amcc_seq_ext_update (&self->lay[ref->index].seqext,
+          gst_rtp_buffer_get_seq (&rtp));
+    g_mutex_unlock (&self->lock);
     ok = gst_am_avmrc_stamp_write (&rtp, &st);
+    if (keyed) {
+      GST_WRITE_UINT32_BE (ext, extseq);
+      ok &= gst_rtp_buffer_add_extension_onebyte_header (&rtp, GST_AM_EXT_ID_EXTSEQ, ext, 4);
+    }
     gst_rtp_buffer_unmap (&rtp);
   }
   if (!ok) {
@@ -284,6 +304,7 @@ build_layers (GstAvmrcLayers * self)
     gst_object_unref (src);
     l->ssrc = g_random_int ();
     l->seq = (guint16) g_random_int ();
+    memset (&l->seqext, 0, sizeof l->seqext);
     l->packets = l->bytes = l->period_bytes = 0;
     l->rate_bps = 0;
     self->built = i + 1;
@@ -342,6 +363,14 @@ change_state (GstElement * element, GstStateChange transition)
   GstAvmrcLayers *self = GST_AVMRC_LAYERS (element);
   GstStateChangeReturn ret;
 
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    /* the key first: rtpbin asks for each session's encoder as build_layers links it */
+    if (!gst_am_srtp_start (self->srtp))
+      return GST_STATE_CHANGE_FAILURE;
+    g_mutex_lock (&self->lock);
+    self->keyed = gst_am_srtp_enabled (self->srtp);
+    g_mutex_unlock (&self->lock);
+  }
   if (transition == GST_STATE_CHANGE_NULL_TO_READY && (!self->rtpbin || !build_layers (self))) {
     remove_layers (self);
     return GST_STATE_CHANGE_FAILURE;
@@ -378,6 +407,8 @@ stats_locked (GstAvmrcLayers * self)
       "stamp-failed", G_TYPE_UINT64, self->stamp_failed, NULL);
   guint i;
 
+  gst_am_srtp_add_stats (self->srtp, s);
+
   for (i = 0; i < self->built; i++) {
     gchar *k = g_strdup_printf ("packets-%u", i), *b = g_strdup_printf ("bytes-%u", i),
         *s1 = g_strdup_printf ("ssrc-%u", i), *r = g_strdup_printf ("rate-%u", i);
@@ -398,7 +429,8 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
   GstAvmrcLayers *self = GST_AVMRC_LAYERS (object);
 
   g_mutex_lock (&self->lock);
-  if (!gst_am_net_config_set_property (&self->net, pspec, value)) {
+  if (!gst_am_net_config_set_property (&self->net, pspec, value)
+      && !gst_am_srtp_set_property (self->srtp, pspec, value)) {
     switch (id) {
       case PROP_LAYERS: self->layers = g_value_get_uint (value); break;
       case PROP_SLOT: self->slot_ms = g_value_get_uint (value); break;
@@ -452,6 +484,7 @@ gst_avmrc_layers_init (GstAvmrcLayers * self)
   self->period_ms = DEFAULT_PERIOD_MS;
   self->vp8 = TRUE;
   self->rtpbin = gst_am_make (GST_BIN (self), "rtpbin", "rtpbin");
+  self->srtp = gst_am_srtp_new (GST_ELEMENT (self), self->rtpbin);
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, chain);
   gst_pad_set_event_function (self->sinkpad, sink_event);
@@ -464,6 +497,7 @@ finalize (GObject * object)
   GstAvmrcLayers *self = GST_AVMRC_LAYERS (object);
 
   gst_am_net_config_clear (&self->net);
+  gst_am_srtp_free (self->srtp);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (gst_avmrc_layers_parent_class)->finalize (object);
 }
@@ -513,9 +547,11 @@ gst_avmrc_layers_class_init (GstAvmrcLayersClass * klass)
       "longer in a pacer", 1, 10000, DEFAULT_PERIOD_MS, rw);
   props[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "layers, slot, per layer packets-i bytes-i ssrc-i rate-i, and the bad input counted: "
-      "not-rtp, truncated (VP8 descriptor), not-vp8, tid-over, stamp-failed", GST_TYPE_STRUCTURE,
+      "not-rtp, truncated (VP8 descriptor), not-vp8, tid-over, stamp-failed; the srtp-* "
+      "counters (gst/common/gstamsrtp.h)", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (oc, N_PROPS, props);
+  gst_am_srtp_install_property (oc, PROP_SRTP_KEY);
 
   gst_element_class_add_static_pad_template (ec, &sink_template);
   gst_element_class_set_static_metadata (ec, "AVMRC layered RTP sink", "Sink/Network/RTP",

@@ -7,9 +7,11 @@
  *   avmrcsrc address=239.1.3.1 port=5100 layers=3 ! rtpvp8depay ! vp8dec ! autovideosink
  *
  * Inside: one udpsrc per layer (joined only while subscribed: udpsrc joins when it opens and
- * leaves when it closes), each followed by a fakesink; a probe on its src pad takes the packets
- * to lib/cc and to the merge (gst/common/gstamlayers.h), whose frames leave through an appsrc
- * ghosted as src. No decision is taken here. */
+ * leaves when it closes), each followed by an SRTP decoder slot (gst/common/gstamsrtp.c: srtpdec
+ * with srtp-key, a pass-through without) and a fakesink; a probe on the slot's plain side takes
+ * the packets to lib/cc and to the merge (gst/common/gstamlayers.h), whose frames leave through
+ * an appsrc ghosted as src: with srtp-key only packets that passed authentication. No decision
+ * is taken here. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -24,6 +26,7 @@
 #include "../common/gstamlayers.h"
 #include "../common/gstamnet.h"
 #include "../common/gstamtrace.h"
+#include "../common/gstamsrtp.h"
 
 GST_DEBUG_CATEGORY_STATIC (avmrcsrc_debug);
 #define GST_CAT_DEFAULT avmrcsrc_debug
@@ -39,10 +42,13 @@ enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_LAYERS, PROP_MULTICAST_IFACE, PROP_LOOP, PROP_PROTOCOL,
   PROP_RATES, PROP_LATENCY, PROP_CAPS, PROP_TRACE_DIR, PROP_SUBSCRIBED, PROP_STATS, N_PROPS
 };
+#define PROP_SRTP_KEY N_PROPS   /* srtp-key (gst/common/gstamsrtp.c) */
 static GParamSpec *props[N_PROPS];
 
 typedef struct {
-  GstElement *udpsrc, *sink;
+  GstElement *udpsrc, *dec, *sink;     /* dec: the SRTP decoder slot (pass-through when off) */
+  GstPad *probe_pad;            /* the slot's plain side, where layer_probe sits */
+  gulong probe;
   gboolean joined;              /* its udpsrc runs (the group is joined) */
   amcc_seq seq;
   guint64 packets, bytes, stamps_missing, stamps_bad, wrong_layer;
@@ -54,6 +60,7 @@ struct _GstAvmrcSrc {
   GstBin parent;
   GstElement *appsrc;
   GstPad *srcpad;
+  GstAmSrtp *srtp;              /* its own lock */
 
   GMutex lock;                  /* properties and everything below */
   GstAmNetConfig net;
@@ -88,7 +95,7 @@ apply_layers (GstElement * element, gpointer data)
 {
   GstAvmrcSrc *self = GST_AVMRC_SRC (element);
   GstElement *join[MAX_LAYERS], *leave[MAX_LAYERS];
-  guint i, nj = 0, nl = 0;
+  guint i, nj = 0, nl = 0, joined[MAX_LAYERS];
 
   g_mutex_lock (&self->lock);
   for (i = 0; i < self->n; i++) {
@@ -99,9 +106,10 @@ apply_layers (GstElement * element, gpointer data)
     l->joined = want;
     amcc_seq_init (&l->seq);            /* a fresh sequence space: no false loss */
     gst_am_merge_reset_layer (self->merge, i);
-    if (want)
+    if (want) {
+      joined[nj] = i;
       join[nj++] = gst_object_ref (l->udpsrc);
-    else
+    } else
       leave[nl++] = gst_object_ref (l->udpsrc);
   }
   g_mutex_unlock (&self->lock);
@@ -113,6 +121,8 @@ apply_layers (GstElement * element, gpointer data)
   }
   for (i = 0; i < nj; i++) {
     GST_INFO_OBJECT (self, "joining %s", GST_OBJECT_NAME (join[i]));
+    /* srtp-key: the layer's sequence numbers went on while we were away */
+    gst_am_srtp_forget (self->srtp, joined[i]);
     gst_element_set_locked_state (join[i], FALSE);
     gst_element_sync_state_with_parent (join[i]);
     gst_object_unref (join[i]);
@@ -284,6 +294,8 @@ build_layers (GstAvmrcSrc * self)
     name = g_strdup_printf ("drain_%u", i);
     l->sink = gst_am_make (GST_BIN (self), "fakesink", name);
     g_free (name);
+    l->dec = gst_am_srtp_decoder (self->srtp, i);
+    gst_bin_add (GST_BIN (self), l->dec);     /* we keep our ref: remove_layers drops it */
     if (!l->udpsrc || !l->sink) {
       g_free (addr);
       break;
@@ -296,18 +308,21 @@ build_layers (GstAvmrcSrc * self)
     g_free (addr);
     g_object_set (l->udpsrc, "caps", self->caps, NULL);
     g_object_set (l->sink, "sync", FALSE, "async", FALSE, NULL);
-    gst_element_link (l->udpsrc, l->sink);
+    gst_element_link_pads (l->udpsrc, "src", l->dec, "rtp_sink");
+    gst_element_link_pads (l->dec, "rtp_src", l->sink, "sink");
     gst_element_set_locked_state (l->udpsrc, i != 0);   /* layer 0 only at first */
     l->joined = i == 0;
     amcc_seq_init (&l->seq);
     l->packets = l->bytes = l->stamps_missing = l->stamps_bad = l->wrong_layer = 0;
-    src = gst_element_get_static_pad (l->udpsrc, "src");
+    /* what passed authentication (srtp-key; everything when off) */
+    src = gst_am_srtp_plain_pad (self->srtp, i, GST_AM_SRTP_RTP_RECV);
     ref = g_new (LayerRef, 1);
     ref->self = self;
     ref->index = i;
-    gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
-        layer_probe, ref, g_free);
-    gst_object_unref (src);
+    /* the slot outlives the layer (a restart finds it again): the probe goes with the layer */
+    l->probe = gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER |
+        GST_PAD_PROBE_TYPE_BUFFER_LIST, layer_probe, ref, g_free);
+    l->probe_pad = src;
     self->n = i + 1;
   }
   self->wanted = 1;
@@ -345,14 +360,19 @@ remove_layers (GstAvmrcSrc * self)
   self->rd = NULL;
   g_mutex_unlock (&self->lock);
   for (i = 0; i < n; i++) {
-    GstElement *e[2] = { lay[i].udpsrc, lay[i].sink };
+    GstElement *e[3] = { lay[i].udpsrc, lay[i].dec, lay[i].sink };
     guint k;
-    for (k = 0; k < 2; k++)
+    if (lay[i].probe_pad) {
+      gst_pad_remove_probe (lay[i].probe_pad, lay[i].probe);
+      gst_object_unref (lay[i].probe_pad);
+    }
+    for (k = 0; k < 3; k++)
       if (e[k]) {
         gst_element_set_locked_state (e[k], FALSE);
         gst_element_set_state (e[k], GST_STATE_NULL);
         gst_bin_remove (GST_BIN (self), e[k]);
       }
+    gst_clear_object (&lay[i].dec);
   }
   if (rx)
     amcc_receiver_free (rx);
@@ -366,6 +386,9 @@ change_state (GstElement * element, GstStateChange transition)
   GstAvmrcSrc *self = GST_AVMRC_SRC (element);
   GstStateChangeReturn ret;
 
+  /* the key first: build_layers makes the layers' decoders for it */
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY && !gst_am_srtp_start (self->srtp))
+    return GST_STATE_CHANGE_FAILURE;
   if (transition == GST_STATE_CHANGE_NULL_TO_READY && (!self->appsrc || !build_layers (self))) {
     remove_layers (self);
     return GST_STATE_CHANGE_FAILURE;
@@ -406,6 +429,7 @@ stats_locked (GstAvmrcSrc * self)
     subscribed += l->joined;
   }
   gst_structure_set (s, "joined", G_TYPE_UINT, subscribed, NULL);
+  gst_am_srtp_add_stats (self->srtp, s);
   if (self->merge) {
     const GstAmMergeStats *m = gst_am_merge_stats (self->merge);
     gst_structure_set (s, "merge-in", G_TYPE_UINT64, m->in, "merge-out", G_TYPE_UINT64, m->out,
@@ -430,7 +454,8 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
   GstAvmrcSrc *self = GST_AVMRC_SRC (object);
 
   g_mutex_lock (&self->lock);
-  if (!gst_am_net_config_set_property (&self->net, pspec, value)) {
+  if (!gst_am_net_config_set_property (&self->net, pspec, value)
+      && !gst_am_srtp_set_property (self->srtp, pspec, value)) {
     switch (id) {
       case PROP_LAYERS: self->layers = g_value_get_uint (value); break;
       case PROP_PROTOCOL: self->protocol = g_value_get_enum (value); break;
@@ -490,6 +515,7 @@ gst_avmrc_src_init (GstAvmrcSrc * self)
   self->protocol = gst_am_layered_protocol_default ();
   self->latency_ms = DEFAULT_LATENCY_MS;
   self->caps = gst_caps_from_string (DEFAULT_CAPS);
+  self->srtp = gst_am_srtp_new (GST_ELEMENT (self), NULL);
   self->appsrc = gst_am_make (GST_BIN (self), "appsrc", "out");
   self->srcpad = gst_ghost_pad_new_no_target_from_template ("src",
       gst_static_pad_template_get (&src_template));
@@ -512,6 +538,7 @@ finalize (GObject * object)
   g_free (self->rates);
   g_free (self->trace_dir);
   gst_clear_caps (&self->caps);
+  gst_am_srtp_free (self->srtp);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (gst_avmrc_src_parent_class)->finalize (object);
 }
@@ -560,8 +587,10 @@ gst_avmrc_src_class_init (GstAvmrcSrcClass * klass)
   props[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "layers, joined, changes, adds, drops, mode, model-rate, loss, per layer packets-i lost-i "
       "bytes-i stamps-missing-i stamps-bad-i wrong-layer-i, the merge's frames-out, "
-      "frames-incomplete, late, and not-rtp", GST_TYPE_STRUCTURE, ro);
+      "frames-incomplete, late, not-rtp, and the srtp-* counters (srtp-rtp-rejected: packets "
+      "that failed authentication)", GST_TYPE_STRUCTURE, ro);
   g_object_class_install_properties (oc, N_PROPS, props);
+  gst_am_srtp_install_property (oc, PROP_SRTP_KEY);
 
   gst_element_class_add_static_pad_template (ec, &src_template);
   gst_element_class_set_static_metadata (ec, "AVMRC layered RTP source", "Source/Network/RTP",

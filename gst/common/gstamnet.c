@@ -223,36 +223,41 @@ socket_address (const gchar * host, gint port, GSocketFamily family)
   return sa;
 }
 
+GstBuffer *
+gst_am_rtcp_session_bye (GObject * session, guint32 ssrc)
+{
+  GstStructure *sdes = NULL;
+  GstBuffer *bye;
+
+  if (session)
+    g_object_get (session, "sdes", &sdes, NULL);
+  bye = gst_am_rtcp_new_bye (ssrc, sdes ? gst_structure_get_string (sdes, "cname") : NULL);
+  if (sdes)
+    gst_structure_free (sdes);
+  return bye;
+}
+
 gboolean
-gst_am_rtcp_send_bye (GstElement * rtcp_src, GstElement * rtcp_sink, GObject * session,
-    guint32 ssrc)
+gst_am_rtcp_send_raw (GstElement * rtcp_src, GstElement * rtcp_sink, GstBuffer * pkt)
 {
   GSocket *sock = NULL;
   GSocketAddress *to = NULL;
-  GstStructure *sdes = NULL;
-  GstBuffer *bye;
   GstMapInfo map;
   gchar *host = NULL;
   gint port = 0;
   gboolean ok = FALSE;
 
-  if (!rtcp_src || !rtcp_sink)
+  if (!rtcp_src || !rtcp_sink || !pkt)
     return FALSE;
   g_object_get (rtcp_src, "used-socket", &sock, NULL);
   g_object_get (rtcp_sink, "host", &host, "port", &port, NULL);
-  if (session)
-    g_object_get (session, "sdes", &sdes, NULL);
-  bye = gst_am_rtcp_new_bye (ssrc, sdes ? gst_structure_get_string (sdes, "cname") : NULL);
-  if (sock && host && port > 0 && bye && (to = socket_address (host, port, g_socket_get_family (sock)))
-      && gst_buffer_map (bye, &map, GST_MAP_READ)) {
+  if (sock && host && port > 0 && (to = socket_address (host, port, g_socket_get_family (sock)))
+      && gst_buffer_map (pkt, &map, GST_MAP_READ)) {
     ok = g_socket_send_to (sock, to, (const gchar *) map.data, map.size, NULL, NULL)
         == (gssize) map.size;
-    gst_buffer_unmap (bye, &map);
+    gst_buffer_unmap (pkt, &map);
   }
   g_clear_object (&to);
-  gst_clear_buffer (&bye);
-  if (sdes)
-    gst_structure_free (sdes);
   g_free (host);
   g_clear_object (&sock);
   return ok;

@@ -76,13 +76,14 @@ guint32 gst_am_own_ssrc (GMutex * lock, guint32 * own, GstElement * rtpbin);
  * does, and its sender noticed the leave only when it expired it. gst_am_rtcp_new_bye makes
  * the compound packet of RFC 3550 6.1: an empty RR, SDES CNAME (when cname is not NULL), BYE. */
 GstBuffer *gst_am_rtcp_new_bye (guint32 ssrc, const gchar * cname);
-/* Sends it for ssrc (CNAME: the session's) from the RTCP udpsrc's socket, the one the RTCP
- * udpsink shares (the address peers know us by), to the udpsink's host and port: the path of
- * our RRs, open until the udpsrc closes (READY -> NULL), also once EOS has ended the udpsink.
- * A host name is resolved to an address of the socket's family (IPv4 or IPv6). FALSE when there
- * is no socket or no such address or the send failed. */
-gboolean gst_am_rtcp_send_bye (GstElement * rtcp_src, GstElement * rtcp_sink,
-    GObject * session, guint32 ssrc);
+/* The same for ssrc with the session's CNAME. */
+GstBuffer *gst_am_rtcp_session_bye (GObject * session, guint32 ssrc);
+/* Sends a packet we made ourselves (the BYE, protected when srtp-key is set) from the RTCP
+ * udpsrc's socket, the one the RTCP udpsink shares (the address peers know us by), to the
+ * udpsink's host and port: the path of our RRs, open until the udpsrc closes (READY -> NULL),
+ * also once EOS has ended the udpsink. A host name is resolved to an address of the socket's
+ * family (IPv4 or IPv6). FALSE when there is no socket or such address or the send failed. */
+gboolean gst_am_rtcp_send_raw (GstElement * rtcp_src, GstElement * rtcp_sink, GstBuffer * pkt);
 
 /* What rtpsession's RTCP interval (rtp_stats_calculate_rtcp_interval) depends on, read from
  * the session: members = num-active-sources, senders among its sources, the RTP bandwidth

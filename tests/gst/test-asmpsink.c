@@ -65,7 +65,7 @@ fixture_init_full (Fixture * f, const gchar * protocol, guint rtcp_interval_ms,
   amt_probe_child_pad (f->sink, "rtpbin", "send_rtcp_src_0", f->rtcp_out);
   amt_count_child_pad (f->sink, "rtp_sink", "sink", &f->rtp_out);
   /* added after the element's own probe, so it fires once the element has seen the packet */
-  amt_probe_child_pad (f->sink, "rtcp_src", "src", f->rtcp_in);
+  amt_probe_child_pad (f->sink, "rtcp_in_plain", "src", f->rtcp_in);
   rtpbin = gst_bin_get_by_name (GST_BIN (f->sink), "rtpbin");
   g_signal_connect (rtpbin, "on-ssrc-collision", G_CALLBACK (on_collision), f);
   gst_object_unref (rtpbin);

@@ -68,8 +68,8 @@ fixture_init_full (Fixture * f, const gchar * protocol, const gchar * rtcp_to)
   f->rtcp_in = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
   f->rtp_in = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
   amt_probe_child_pad (f->src, "rtpbin", "send_rtcp_src_0", f->rtcp_out);
-  amt_probe_child_pad (f->src, "rtcp_src", "src", f->rtcp_in);
-  amt_probe_child_pad (f->src, "rtp_src", "src", f->rtp_in);
+  amt_probe_child_pad (f->src, "rtcp_in_plain", "src", f->rtcp_in);
+  amt_probe_child_pad (f->src, "rtp_in_plain", "src", f->rtp_in);
   rtpbin = gst_bin_get_by_name (GST_BIN (f->src), "rtpbin");
   g_signal_connect (rtpbin, "on-ssrc-collision", G_CALLBACK (on_collision), f);
   g_signal_emit_by_name (rtpbin, "get-internal-session", 0, &session);

@@ -55,7 +55,7 @@ fixture_init (Fixture * f)
   f->rtcp_in1 = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
   amt_probe_child_pad (f->s1, "rtpbin", "send_rtcp_src_0", f->rtcp_out1);
   amt_count_child_pad (f->s1, "rtp_sink", "sink", &f->rtp_out1);
-  amt_probe_child_pad (f->s1, "rtcp_src", "src", f->rtcp_in1);
+  amt_probe_child_pad (f->s1, "rtcp_in_plain", "src", f->rtcp_in1);
   f->h0 = gst_harness_new_with_element (f->el, "sink_0", NULL);
   f->h1 = gst_harness_new_with_element (f->el, "sink_1", NULL);
   gst_harness_set_src_caps_str (f->h0, "application/x-rtp,media=video,clock-rate=90000,"

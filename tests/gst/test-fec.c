@@ -45,7 +45,7 @@ fixture_init (Fixture * f)
   f->rtcp_in = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
   amt_probe_child_pad (f->sink, "rtpbin", "send_rtcp_src_0", f->rtcp_out);
   amt_count_child_pad (f->sink, "rtp_sink", "sink", &f->rtp_out);
-  amt_probe_child_pad (f->sink, "rtcp_src", "src", f->rtcp_in);
+  amt_probe_child_pad (f->sink, "rtcp_in_plain", "src", f->rtcp_in);
   f->h = gst_harness_new_with_element (f->sink, "sink", NULL);
   gst_harness_set_src_caps_str (f->h, "application/x-rtp,media=video,clock-rate=90000,"
       "encoding-name=H264,payload=96,ssrc=(uint)287454020");

@@ -631,10 +631,11 @@ GST_START_TEST (test_bye_to_a_name)
   g_object_set (sink, "host", "localhost", "port", (gint) port, NULL);
   fail_unless_equals_int (gst_element_set_state (src, GST_STATE_READY),
       GST_STATE_CHANGE_SUCCESS);
-  fail_unless (gst_am_rtcp_send_bye (src, sink, NULL, 0x0badcafe));
+  GstBuffer *bye = gst_am_rtcp_new_bye (0x0badcafe, NULL);
+  fail_unless (gst_am_rtcp_send_raw (src, sink, bye));
   g_socket_set_timeout (rx, 5);
   n = g_socket_receive (rx, (gchar *) data, sizeof data, NULL, NULL);
-  fail_unless_equals_int (n, 16);               /* RR + BYE, no CNAME without a session */
+  fail_unless_equals_int (n, 16);               /* RR + BYE, no CNAME */
   GstBuffer *b = gst_buffer_new_memdup (data, (gsize) n);
   fail_unless (gst_rtcp_buffer_validate (b));
   gst_rtcp_buffer_map (b, GST_MAP_READ, &rtcp);
@@ -646,7 +647,8 @@ GST_START_TEST (test_bye_to_a_name)
   gst_buffer_unref (b);
   /* an IPv6 literal cannot be reached from the IPv4 socket: no BYE, FALSE */
   g_object_set (sink, "host", "::1", NULL);
-  fail_if (gst_am_rtcp_send_bye (src, sink, NULL, 0x0badcafe));
+  fail_if (gst_am_rtcp_send_raw (src, sink, bye));
+  gst_buffer_unref (bye);
   gst_element_set_state (src, GST_STATE_NULL);
   gst_object_unref (src);
   gst_object_unref (sink);
