@@ -54,7 +54,6 @@ import re
 import select
 import socket
 import struct
-import subprocess
 import sys
 import time
 
@@ -369,20 +368,11 @@ def session(run, phases):
         for when, at in (('before', PHASES['e'][0] - 0.5), ('after', PHASES['e'][1] + 1.5)):
             time.sleep(max(0.0, t0 + at - time.monotonic()))
             threads[when] = {n: thread_count(p.pid) for n, p in rx.items()}
-        try:
-            rc_atk = atk.wait(SEND_S + 10)
-        except subprocess.TimeoutExpired:
-            rc_atk = t.stop(atk)
-        try:
-            rc_tx = tx.wait(SEND_S + 30 - (time.monotonic() - t0))
-        except subprocess.TimeoutExpired:
-            rc_tx = t.stop(tx)
+        rc_atk = t.finish(atk, SEND_S + 10)
+        rc_tx = t.finish(tx, SEND_S + 30 - (time.monotonic() - t0))
         rcs = {'sender': rc_tx, 'atk': rc_atk}
         for n, p in rx.items():
-            try:
-                rcs[n] = p.wait(30)
-            except subprocess.TimeoutExpired:
-                rcs[n] = t.stop(p)
+            rcs[n] = t.finish(p, 30)
     return {'start': start, 'phases': phases, 'rc': rcs, 'threads': threads,
             'json': {n: el.last_json(logs[n]) for n in logs},
             'stats': read_stats(logs['sender'])}

@@ -36,7 +36,6 @@ import os
 import re
 import select
 import struct
-import subprocess
 import sys
 import time
 
@@ -243,20 +242,11 @@ def session(run):
             time.sleep(0.2)
         for n in HONEST:
             el.check(seen[n], f'{n} decodes video within {FIRST_FRAME_WAIT_S} s of the start')
-        try:
-            rc_atk = atk.wait(SEND_S + 10)
-        except subprocess.TimeoutExpired:
-            rc_atk = t.stop(atk)
-        try:
-            rc_tx = tx.wait(SEND_S + 30 - (time.monotonic() - t0))
-        except subprocess.TimeoutExpired:
-            rc_tx = t.stop(tx)
+        rc_atk = t.finish(atk, SEND_S + 10)
+        rc_tx = t.finish(tx, SEND_S + 30 - (time.monotonic() - t0))
         rcs = {'sender': rc_tx, 'atk': rc_atk}
         for n, p in rx.items():
-            try:
-                rcs[n] = p.wait(30)
-            except subprocess.TimeoutExpired:
-                rcs[n] = t.stop(p)
+            rcs[n] = t.finish(p, 30)
     return {'start': start, 'rc': rcs, 'json': {n: el.last_json(logs[n]) for n in logs},
             'stats': read_stats(logs['sender'])}
 

@@ -349,6 +349,15 @@ class Topology:
                 continue
         return proc.poll()
 
+    @classmethod
+    def finish(cls, proc, timeout):
+        """Waits up to `timeout` s for proc to end by itself, else stops it (stop()). Returns
+        the exit code."""
+        try:
+            return proc.wait(max(0.0, timeout))
+        except subprocess.TimeoutExpired:
+            return cls.stop(proc)
+
     def qdisc_stats(self):
         """{"A>B": tbf counters (tc -s: sent packets/bytes, drops, overlimits)} of every shaped
         direction: what the shapers dropped, to set against the receivers' losses."""
