@@ -100,8 +100,15 @@ amcc_asmp_rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double 
   double recv2 = rx->prev_recv > 0 && v->recv > 0 && !queue_up
       ? 0.5 * (v->recv + rx->prev_recv) : v->recv;
   rx->prev_recv = v->recv;
+  /* ... while backing off: once the rate has risen, loss-free, by more than one backoff over
+   * its lowest since the last loss, a loss is a new burst of ours, wherever the encoder's
+   * picture puts it (the lone receiver of net-faults climbed back 25 % over 8 s after its
+   * start-up losses, lost at 0.86 x their knee, and went COMPETING). A spiral into starvation
+   * needs losses that come before the rate recovers what they took. */
+  int recovered = rx->low_Bps > 0 && r_prev > (1.0 + p->delay_backoff) * rx->low_Bps;
+  rx->low_Bps = v->lossy ? 0 : rx->low_Bps > 0 ? fmin (rx->low_Bps, r_prev) : r_prev;
   int below_knee = v->lossy && p->knee_loss_frac > 0 && rx->knee2_Bps > 0 && v->recv > 0
-      && recv2 < p->knee_loss_frac * rx->knee2_Bps
+      && recv2 < p->knee_loss_frac * rx->knee2_Bps && !recovered
       && amcc_time_to_s (now - rx->knee2_at) <= p->compete_hold_s;
   /* Whose queue is it? Alone, the bottleneck gives us its capacity while the queue stands, and
    * once we send below that the queue drains at the difference; another flow's queue does not.

@@ -385,6 +385,37 @@ test_alternating_bursts_alone (void)
   }
 }
 
+/* A loss below the knee counts only while backing off has not let the rate recover: alone,
+ * after two losses (the start-up overshoot, one 15 % lower) the target climbs back, loss-free,
+ * by more than one backoff and the encoder follows it; the next burst loss comes over 10 %
+ * below the knee, yet the rate rose to it: a burst of ours, DELAY. Counted (the rule before), it was
+ * the second event within compete_hold_s and the lone receiver of net-faults went COMPETING and
+ * overshot the 600 kbit/s link by 25 %. */
+static void
+test_loss_after_recovery_alone (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  p.compete_hold_s = 20;      /* 1-s reports climb half as fast as the live 0.5-s ones */
+  amcc_asmp_receiver rx;
+  stream s;
+  start (&rx, &s, &p);
+  second (&rx, &s, 100e3, 0, 0);
+  second (&rx, &s, 100e3, 0, 50);                             /* the knee: ~99 kB/s */
+  second (&rx, &s, 85e3, 0, 0);
+  second (&rx, &s, 85e3, 0, 50);
+  amcc_asmp_report r = second (&rx, &s, 85e3, 0, 0);          /* below the knee: event 1 */
+  double low = r.rate_bps;
+  for (int i = 0; i < 9 && r.rate_bps < 1.12 * low; i++)
+    r = second (&rx, &s, r.rate_bps / 8, 0, 0);               /* the encoder follows */
+  AMT_CHECK (r.rate_bps >= 1.12 * low);
+  double at = r.rate_bps / 8;
+  AMT_CHECK (at < 0.9 * 99e3);
+  second (&rx, &s, at, 0, 50);
+  r = second (&rx, &s, at, 0, 0);
+  AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+}
+
 /* Loss after the queue stood compete_after_s / 2, twice within compete_hold_s: a loss-based
  * flow fills the queue until it overflows. A loss sooner into a queue (our own overshoot, which
  * draining removes) does not count. */
@@ -485,6 +516,7 @@ main (void)
   AMT_RUN (test_alternating_bursts_alone);
   AMT_RUN (test_loss_creeping_down);
   AMT_RUN (test_knee_interval_by_queue);
+  AMT_RUN (test_loss_after_recovery_alone);
   AMT_RUN (test_queued_loss_competing);
   AMT_RUN (test_competing_share);
   return amt_summary ();

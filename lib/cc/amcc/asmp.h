@@ -208,6 +208,7 @@ typedef struct amcc_asmp_receiver {
                                 reports at a loss within compete_hold_s, 0 = none */
   amcc_time knee2_at;        /* when it was set */
   double prev_recv;          /* the previous report's received rate, bytes/s (0 = none) */
+  double low_Bps;            /* the lowest rate set since the last lossy report, 0 = none */
   amcc_time event_at[2];     /* report times of the last two queued loss events, [0] newest */
   amcc_time evidence_at;     /* last queued loss event or queue held past compete_after_s */
   double recv_Bps;           /* rate received in the last closed interval, bytes/s */
