@@ -15,7 +15,8 @@ import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "tools", "testbed"))
-from amcast_testbed.netns import Topology, leftover_namespaces, find_delayline, MTU_FRAME  # noqa
+from amcast_testbed.netns import (Topology, leftover_namespaces, find_delayline, sweep_stale,  # noqa
+                                  MTU_FRAME)
 from amcast_testbed.owd import measure, percentile  # noqa
 
 PROBE = os.path.join(TOP, "tools", "testbed", "amcast_testbed", "mcprobe.py")
@@ -104,7 +105,26 @@ def loss(t):
     check(got["h3"] == n_sent, f"no loss elsewhere: h3 received {got['h3']}/{n_sent}")
 
 
+def stale():
+    """A namespace left by a process that is gone (SIGKILLed test) is swept; one of a live
+    process is not."""
+    p = subprocess.Popen(["true"])
+    p.wait()
+    dead, mine = f"amt{p.pid}-stale", f"amt{os.getpid()}-keep"
+    for ns in (dead, mine):
+        subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        gone = sweep_stale()
+        left = leftover_namespaces("amt")
+        check(dead in gone and dead not in left, f"stale {dead} deleted ({gone})")
+        check(mine not in gone and mine in left, f"{mine} of a live process kept")
+    finally:
+        for ns in (dead, mine):
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+
+
 def main():
+    stale()
     try:
         dl = find_delayline()
     except RuntimeError as e:

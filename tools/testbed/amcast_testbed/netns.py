@@ -87,6 +87,8 @@ def find_delayline():
 
 class Topology:
     def __init__(self, prefix=None, delayline=None, log_dir=None):
+        if not Topology._count:
+            sweep_stale()
         self.prefix = prefix or f"amt{os.getpid()}-"
         if Topology._count:
             self.prefix += f"{Topology._count}-"
@@ -405,6 +407,20 @@ def leftover_namespaces(prefix="amt"):
     """Namespaces whose name starts with prefix (for tests: none may remain after a run)."""
     out = _sh(["ip", "netns", "list"], check=False)
     return [l.split()[0] for l in out.splitlines() if l.startswith(prefix)]
+
+
+def sweep_stale(prefix="amt"):
+    """Delete namespaces named PREFIX<pid>-... whose creating process is gone: a test killed
+    with SIGKILL (meson's timeout, a killed runner) never runs its teardown. Namespaces of a
+    live PID, or named otherwise, are left alone. Returns the names deleted."""
+    gone = []
+    for ns in leftover_namespaces(prefix):
+        pid = ns[len(prefix):].split("-", 1)[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            subprocess.run(["ip", "netns", "del", ns], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            gone.append(ns)
+    return gone
 
 
 def _teardown_all():
