@@ -9,7 +9,10 @@
  * -l: drop each frame with this probability (percent, 0..100) per direction, independently
  * (Bernoulli: random loss, as on a lossy radio link; a drop-tail queue's bursts come from tbf);
  * -p: only IPv4 UDP datagrams to this destination port are subject to it (e.g. RTCP alone);
- * -s: seed of the loss draws (default 1: runs are repeatable). Drops are counted (drop_loss).
+ * -s: seed of the loss draws (default 1: runs are repeatable). Each direction draws from its own
+ * sequence (A->B from SEED, B->A from SEED xor a constant), so which frames of a direction are
+ * lost depends only on their order, not on the other direction's traffic. Drops are counted
+ * (drop_loss).
  *
  * Every Ethernet frame received on IF_A is sent on IF_B DELAY_A_TO_B_MS later, and vice versa.
  * Runs inside a namespace of its own that holds the two veth ends (see amcast_testbed/netns.py).
@@ -52,15 +55,17 @@ typedef struct {
   size_t nslots, head, count;
   uint64_t fwd, drop_full, drop_big, tx_err, drop_loss;
   double loss;              /* drop probability, 0..1 */
+  uint64_t rng;             /* this direction's loss draws (splitmix64 state) */
 } dir_t;
 
 static int loss_port = -1;  /* -p: only UDP to this port is dropped; -1: every frame */
-static uint64_t rng_state = 1;
+static uint64_t rng_seed = 1;
+#define RNG_B_TO_A UINT64_C (0x5851F42D4C957F2D)
 
 /* splitmix64: uniform in [0, 1) */
-static double uniform (void)
+static double uniform (uint64_t *state)
 {
-  uint64_t z = (rng_state += UINT64_C (0x9E3779B97F4A7C15));
+  uint64_t z = (*state += UINT64_C (0x9E3779B97F4A7C15));
   z = (z ^ (z >> 30)) * UINT64_C (0xBF58476D1CE4E5B9);
   z = (z ^ (z >> 27)) * UINT64_C (0x94D049BB133111EB);
   return (double) ((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
@@ -124,7 +129,7 @@ static void drain_input (dir_t *d)
       continue;
     if (full) { d->drop_full++; continue; }
     if (n > SLOT_BYTES) { d->drop_big++; continue; }
-    if (d->loss > 0 && lossy (s->data, n) && uniform () < d->loss) { d->drop_loss++; continue; }
+    if (d->loss > 0 && lossy (s->data, n) && uniform (&d->rng) < d->loss) { d->drop_loss++; continue; }
     s->len = (uint16_t) n;
     s->due_ns = now_ns () + d->delay_ns;
     d->count++;
@@ -192,7 +197,7 @@ int main (int argc, char **argv)
         }
         break;
       case 's':
-        rng_state = strtoull (optarg, &end, 10);
+        rng_seed = strtoull (optarg, &end, 10);
         if (*end) { fprintf (stderr, "delayline: -s wants an integer seed\n"); return 2; }
         break;
       default: opt = '?'; break;
@@ -215,8 +220,10 @@ int main (int argc, char **argv)
   int fa = open_iface (argv[1]), fb = open_iface (argv[2]);
   if (fa < 0 || fb < 0) return 1;
   dir_t dirs[2] = {
-    { .in_fd = fa, .out_fd = fb, .delay_ns = dab, .nslots = (size_t) nslots, .loss = lab },
-    { .in_fd = fb, .out_fd = fa, .delay_ns = dba, .nslots = (size_t) nslots, .loss = lba },
+    { .in_fd = fa, .out_fd = fb, .delay_ns = dab, .nslots = (size_t) nslots, .loss = lab,
+      .rng = rng_seed },
+    { .in_fd = fb, .out_fd = fa, .delay_ns = dba, .nslots = (size_t) nslots, .loss = lba,
+      .rng = rng_seed ^ RNG_B_TO_A },
   };
   for (int i = 0; i < 2; i++)
     if (!(dirs[i].slots = calloc ((size_t) nslots, sizeof (slot_t)))) { perror ("calloc"); return 1; }
