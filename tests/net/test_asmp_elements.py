@@ -28,7 +28,6 @@ import math
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 import traceback
@@ -173,16 +172,10 @@ def session(run):
         time.sleep(max(0.0, t0 + LEAVE_S - time.monotonic()))
         times['leave'] = time.time()
         rc_slow = t.stop(procs['slow'])            # SIGINT: clean EOS, asmpsrc says BYE
-        try:
-            rc_tx = tx.wait(SEND_S - LEAVE_S + 30)
-        except subprocess.TimeoutExpired:
-            rc_tx = t.stop(tx)
+        rc_tx = t.finish(tx, SEND_S - LEAVE_S + 30)
         rcs = {'sender': rc_tx, 'slow': rc_slow}
         for n in ('fast1', 'fast2'):
-            try:
-                rcs[n] = procs[n].wait(20)
-            except subprocess.TimeoutExpired:
-                rcs[n] = t.stop(procs[n])
+            rcs[n] = t.finish(procs[n], 20)
     return {'rc': rcs, 'times': times, 'delay_ms': delay,
             'json': {n: last_json(logs[n]) for n in logs}}
 

@@ -13,7 +13,6 @@ is unconstrained; the slow path is a tbf of 2 Mbit/s that drops to DOWN_RATE at 
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 """
 import os
-import subprocess
 import sys
 import time
 
@@ -63,10 +62,7 @@ def session(run):
         down = time.time()
         procs = [tx] + list(rx.values())
         for p in procs:
-            try:
-                p.wait(SEND_S + 40)
-            except subprocess.TimeoutExpired:
-                t.stop(p)
+            t.finish(p, SEND_S + 40)
     return {'start': start, 'down': down - start, 'logs': logs,
             'rc': {n: p.returncode for n, p in zip(('sender', 'fast', 'slow'), procs)}}
 

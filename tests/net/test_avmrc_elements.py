@@ -76,10 +76,7 @@ def session(run):
                           '--run', run], log=logs['sender'], env=env)
         procs = [tx] + list(rx.values())
         for p in procs:
-            try:
-                p.wait(SEND_S + 40)
-            except subprocess.TimeoutExpired:
-                t.stop(p)
+            t.finish(p, SEND_S + 40)
     return {'logs': logs, 'rc': {n: p.returncode for n, p in zip(('sender', 'fast', 'slow'),
                                                                    procs)}}
 

@@ -38,7 +38,6 @@ sender's NTP field and a delay measured on the receiver's monotonic clock (rtpse
 """
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -111,16 +110,10 @@ def session(run):
                           '--initial-bitrate', INIT_BPS, '--min-bitrate', MIN_BPS,
                           '--max-bitrate', MAX_BPS, '--no-ref'] + common,
                    log=logs['sender'], env=envs['sender'])
-        try:
-            rc = tx.wait(END_S + 30)
-        except subprocess.TimeoutExpired:
-            rc = t.stop(tx)
+        rc = t.finish(tx, END_S + 30)
         rcs = {'sender': rc}
         for n, p in rx.items():
-            try:
-                rcs[n] = p.wait(30)
-            except subprocess.TimeoutExpired:
-                rcs[n] = t.stop(p)
+            rcs[n] = t.finish(p, 30)
     return {'start': start, 'rc': rcs, 'json': {n: el.last_json(logs[n]) for n in logs}}
 
 

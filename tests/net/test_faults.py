@@ -17,7 +17,6 @@ step (test_clockstep.py), the IGMP querier's loss (test_querier.py). Prints `# a
 """
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -104,14 +103,8 @@ def session(run):
         tx2 = t.run('tx', [NODE, 'send', '--run', os.path.join(run, 's2'), '--iface',
                            t.iface('tx'), '--duration', END_S - RESTART_S] + send_args,
                     log=logs['sender2'], env=env)
-        try:
-            rc2 = tx2.wait(END_S - RESTART_S + 30)
-        except subprocess.TimeoutExpired:
-            rc2 = t.stop(tx2)
-        try:
-            rc_fast = rx['fast'].wait(30)
-        except subprocess.TimeoutExpired:
-            rc_fast = t.stop(rx['fast'])
+        rc2 = t.finish(tx2, END_S - RESTART_S + 30)
+        rc_fast = t.finish(rx['fast'], 30)
         rx['slow'].wait(10)
     return {'times': times, 'rc_sender2': rc2, 'rc_fast': rc_fast,
             'json_fast': el.last_json(logs['fast'])}

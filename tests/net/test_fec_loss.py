@@ -13,7 +13,6 @@ any of its packets is missing from the receiver's rd.txt, which asmpsrc writes a
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 """
 import os
-import subprocess
 import sys
 import time
 
@@ -61,15 +60,9 @@ def session(run):
                           '--initial-bitrate', 500000, '--min-bitrate', 200000,
                           '--max-bitrate', 1000000, '--no-ref', '--fec', 'auto'] + common,
                    log=logs['sender'], env=env)
-        try:
-            rc = tx.wait(SEND_S + 30)
-        except subprocess.TimeoutExpired:
-            rc = t.stop(tx)
+        rc = t.finish(tx, SEND_S + 30)
         for p in rx.values():
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                t.stop(p)
+            t.finish(p, 30)
     return {'rc': rc, 'json': {n: el.last_json(logs[n]) for n in logs}}
 
 

@@ -180,24 +180,15 @@ def session(run):
             set_querier(t, True)
             time.sleep(RESNOOP_S)
             sniffers.append(sniff(t, run, 'after', END_S - ON_S - RESNOOP_S - 1.0))
-            try:
-                rc = tx.wait(END_S - ON_S + 30)
-            except subprocess.TimeoutExpired:
-                rc = t.stop(tx)
+            rc = t.finish(tx, END_S - ON_S + 30)
         finally:
             sampler.stop.set()
             sampler.join(5)
             for p in sniffers:
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    t.stop(p)
+                t.finish(p, 10)
         rcs = {'sender': rc}
         for n, p in rx.items():
-            try:
-                rcs[n] = p.wait(30)
-            except subprocess.TimeoutExpired:
-                rcs[n] = t.stop(p)
+            rcs[n] = t.finish(p, 30)
     return {'times': times, 'rc': rcs, 'samples': sampler.rows,
             'json': {n: el.last_json(logs[n]) for n in logs}}
 
