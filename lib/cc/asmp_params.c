@@ -52,6 +52,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->window_s = 1.0;
   p->drop_suppressed = 1;
   p->recv_least_delay = 1;
+  p->send_gap_s = 0.3;
 }
 
 void
@@ -107,6 +108,8 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
       || !(p->step_frac >= 0 && p->step_frac <= 1))
     return AMCC_ERR_PARAM;
   if (!(p->window_s == 0 || (p->window_s >= 0.1 && p->window_s <= AMCC_MAX_HOLD_S)))
+    return AMCC_ERR_PARAM;
+  if (!(p->send_gap_s >= 0 && p->send_gap_s <= AMCC_MAX_HOLD_S))
     return AMCC_ERR_PARAM;
   return AMCC_OK;
 }

@@ -38,6 +38,7 @@ amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
   rx->base_owd = AMCC_TIME_NONE;
   rx->iv_min_owd = AMCC_TIME_NONE;
   rx->iv_send_min = rx->iv_send_max = AMCC_TIME_NONE;
+  rx->last_send = AMCC_TIME_NONE;
   rx->lm_read = rx->an_read = AMCC_TIME_NONE;
   rx->queue_since = AMCC_TIME_NONE;
   rx->event_at[0] = rx->event_at[1] = AMCC_TIME_NONE;
@@ -135,6 +136,10 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
       rx->lm_after = 0;
       least = 1;
     }
+    if (rx->last_send != AMCC_TIME_NONE && send_time > rx->last_send)
+      rx->iv_send_gap = fmax (rx->iv_send_gap, amcc_time_to_s (send_time - rx->last_send));
+    if (rx->last_send == AMCC_TIME_NONE || send_time > rx->last_send)
+      rx->last_send = send_time;
     if (rx->iv_send_min == AMCC_TIME_NONE || send_time < rx->iv_send_min)
       rx->iv_send_min = send_time;
     if (rx->iv_send_max == AMCC_TIME_NONE || send_time > rx->iv_send_max)
@@ -307,6 +312,7 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   v.any = iv.received > 0;
   v.q = rx->iv_min_owd != AMCC_TIME_NONE ? amcc_time_to_s (rx->iv_min_owd - rx->base_owd) : -1;
   v.send = send_rate (rx, iv.lost);
+  v.send_gap = rx->iv_send_gap;
   double p_ev = amcc_loss_events_p (&rx->ev);
   if (rx->p.loss_events) {
     v.l = p_ev;
@@ -349,7 +355,9 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   rx->prev_iv_bytes = rx->iv_bytes;
   rx->prev_iv_secs = v.secs;
   rx->rate_Bps = clamp (r, lo, hi);
-  if (v.recv > 0)
+  /* a paused sender's interval read low: the next, whose window may be too short to measure,
+   * holds the rate from before the pause, not that (the backlog's loss then cut to it) */
+  if (v.recv > 0 && !amcc_asmp_paused (&rx->p, &v))
     rx->recv_Bps = v.recv;
 
   amcc_asmp_report rep;
@@ -374,6 +382,7 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   rx->iv_send_min = rx->iv_send_max = AMCC_TIME_NONE;
   rx->iv_send_bytes = 0;
   rx->iv_send_n = 0;
+  rx->iv_send_gap = 0;
 }
 
 void

@@ -68,6 +68,12 @@ amcc_asmp_rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double 
     amcc_time now)
 {
   const amcc_asmp_params *p = &rx->p;
+  /* The sender paused (the machine stopped it: x264, the pacer and every decoder share two
+   * cores): the interval's rate measured the pause and its queue the backlog sent after it, not
+   * the path; judged, a 1-s stop read as a queue over a fraction of the rate and cut it to that
+   * (net-asmp-elements, sender frozen: the target took most of the window to climb back) */
+  if (amcc_asmp_paused (p, v))
+    return r_prev;
   double P = amcc_asmp_packet_size (p, rx->mean_pkt);
   int standing = v->q > p->queue_target_s;
   /* How long the queue has stood (or stood until the interval before: losses are found 3

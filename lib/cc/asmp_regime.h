@@ -15,8 +15,16 @@ typedef struct interval_view {
   int any;              /* packets arrived */
   double q;             /* least queueing delay of the interval, s; < 0 unknown */
   double send;          /* bytes/s the sender sent them at (send_rate), 0 unknown */
+  double send_gap;      /* longest pause in the send times reaching into it, s (0 unknown) */
   double gamma;         /* eq. 19 */
 } interval_view;
+
+/* send_gap_s: the sender paused in this interval, whose rates measured the pause */
+static inline int
+amcc_asmp_paused (const amcc_asmp_params *p, const interval_view *v)
+{
+  return p->adaptive_mode && p->send_gap_s > 0 && v->send_gap >= p->send_gap_s;
+}
 
 /* eq. 12-14 and the first session's deviations (asmp_receiver.c) */
 double amcc_asmp_rate_equations (const amcc_asmp_receiver *rx, const interval_view *v,

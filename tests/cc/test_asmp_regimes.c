@@ -66,7 +66,7 @@ test_params (void)
   AMT_CHECK (p.adaptive_mode == 0 && p.nominal_pkt_bytes == 0 && p.loss_events == 0
       && p.startup_gain == 0 && p.step_frac == 0);
   double *fields[] = { &p.queue_target_s, &p.queue_hold_s, &p.drain_s, &p.compete_hold_s,
-    &p.knee_step, &p.delay_rise, &p.knee_loss_frac, &p.foreign_margin };
+    &p.knee_step, &p.delay_rise, &p.knee_loss_frac, &p.foreign_margin, &p.send_gap_s };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     amcc_asmp_params_init (&p);
     *fields[i] = -1;
