@@ -313,6 +313,10 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   v.q = rx->iv_min_owd != AMCC_TIME_NONE ? amcc_time_to_s (rx->iv_min_owd - rx->base_owd) : -1;
   v.send = send_rate (rx, iv.lost);
   v.send_gap = rx->iv_send_gap;
+  v.send_gap_norm = rx->send_gap_norm;
+  if (rx->iv_send_n > 0)
+    rx->send_gap_norm = rx->send_gap_norm > 0
+        ? rx->send_gap_norm + (rx->iv_send_gap - rx->send_gap_norm) / 8 : rx->iv_send_gap;
   double p_ev = amcc_loss_events_p (&rx->ev);
   if (rx->p.loss_events) {
     v.l = p_ev;

@@ -16,6 +16,7 @@ typedef struct interval_view {
   double q;             /* least queueing delay of the interval, s; < 0 unknown */
   double send;          /* bytes/s the sender sent them at (send_rate), 0 unknown */
   double send_gap;      /* longest pause in the send times reaching into it, s (0 unknown) */
+  double send_gap_norm; /* the stream's usual such pause before it, s (0 unknown) */
   double gamma;         /* eq. 19 */
 } interval_view;
 
@@ -23,7 +24,8 @@ typedef struct interval_view {
 static inline int
 amcc_asmp_paused (const amcc_asmp_params *p, const interval_view *v)
 {
-  return p->adaptive_mode && p->send_gap_s > 0 && v->send_gap >= p->send_gap_s;
+  return p->adaptive_mode && p->send_gap_s > 0 && v->send_gap >= p->send_gap_s
+      && v->send_gap >= 3 * v->send_gap_norm;
 }
 
 /* eq. 12-14 and the first session's deviations (asmp_receiver.c) */

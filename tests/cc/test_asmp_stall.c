@@ -316,6 +316,36 @@ test_sender_pause (void)
   pause.send_gap_s = 0.3;
 }
 
+/* A slideshow (one frame a second, 100 packets 1 ms apart, a report after each) pauses 0.9 s
+ * between frames every time: that is its pace, not a pause (send_gap_s also wants 3 x the
+ * stream's usual longest gap), so from 8 s on a lost packet in each frame must still back off;
+ * on send_gap_s alone every interval held the rate. */
+static void
+test_low_frame_rate (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  amcc_asmp_receiver_init (&rx, &p, 90000);
+  uint16_t seq = 0;
+  amcc_asmp_report r;
+  double before = 0;
+  for (int sec = 0; sec < 12; sec++) {
+    amcc_time f = (amcc_time) sec * SEC;
+    for (int k = 0; k < 100; k++, seq++) {
+      if (sec >= 8 && k == 50)
+        continue;
+      amcc_time st = f + (amcc_time) k * MS;
+      amcc_asmp_receiver_on_rtp (&rx, st + BASE, seq, (uint32_t) (st / (SEC / 90000)), st, PKT);
+    }
+    amcc_asmp_receiver_make_report (&rx, f + 500 * MS, &r);
+    if (sec == 7)
+      before = r.rate_bps;
+  }
+  printf ("# 1 fps: rate %.0f bit/s at 7.5 s, %.0f after 4 lossy frames\n", before, r.rate_bps);
+  AMT_CHECK (before > 0 && r.rate_bps < 0.95 * before);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -334,5 +364,6 @@ main (int argc, char **argv)
   AMT_RUN (test_short_window_holds);
   AMT_RUN (test_stalls_closed_loop);
   AMT_RUN (test_sender_pause);
+  AMT_RUN (test_low_frame_rate);
   return amt_summary ();
 }

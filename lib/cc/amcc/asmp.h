@@ -120,8 +120,9 @@ typedef struct amcc_asmp_params {
                                 between reports: a receiver stalled 100-400 ms read half, then
                                 twice, the path's rate, and went COMPETING alone) */
   double send_gap_s;         /* adaptive_mode: an interval into which the sender's send times
-                                carry a pause of at least this long measured the pause, not the
-                                path: the rate holds (0.3 s; 0 = off, every interval judged) */
+                                carry a pause of at least this long, and 3 x the stream's usual
+                                longest one (a 1 fps stream pauses 1 s every frame), measured the
+                                pause, not the path: the rate holds (0.3 s; 0 = off) */
 } amcc_asmp_params;
 
 typedef enum amcc_asmp_mode {
@@ -195,6 +196,7 @@ typedef struct amcc_asmp_receiver {
   amcc_time iv_send_min, iv_send_max;   /* send times in the interval (AMCC_TIME_NONE: none) */
   amcc_time last_send;       /* latest send time seen (send_gap_s), AMCC_TIME_NONE = none */
   double iv_send_gap;        /* longest pause between send times reaching into the interval, s */
+  double send_gap_norm;      /* that pause, averaged over intervals (1/8 gain), s; 0 = none yet */
   amcc_time lm_read;         /* read time of the interval's latest packet within 2 ms of its
                                 least one-way delay (recv_least_delay), AMCC_TIME_NONE = none */
   uint64_t lm_after;         /* bytes read in the interval after it */
