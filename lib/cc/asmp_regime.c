@@ -69,9 +69,9 @@ amcc_asmp_rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double 
 {
   const amcc_asmp_params *p = &rx->p;
   /* The sender paused (the machine stopped it: x264, the pacer and every decoder share two
-   * cores): the interval's rate measured the pause and its queue the backlog sent after it, not
-   * the path; judged, a 1-s stop read as a queue over a fraction of the rate and cut it to that
-   * (net-asmp-elements, sender frozen: the target took most of the window to climb back) */
+   * cores): the interval's rate measured the pause, not the path; judged, a 1-s SIGSTOP behind
+   * 600 kbit/s read 53 kbit/s, the backlog sent after it lost 9 % and the backoff cut to 0.9 x
+   * that: the lone receiver went to the floor (asmp_receiver.c keeps that rate out too) */
   if (amcc_asmp_paused (p, v))
     return r_prev;
   double P = amcc_asmp_packet_size (p, rx->mean_pkt);
