@@ -4,7 +4,7 @@ every shipped file loads; fair shares and bottlenecks follow from the link rates
 define them (a NORM flow counts once on its bottleneck); flow schedules (on/off, square wave,
 --short scaling) are what the file says; bad files (NORM flows with bad keys, groups or hosts
 too) are rejected with a message naming the problem; rmanp-chain's shared phase from a hand-made
-run directory."""
+run directory; what a single-rate group could carry while a slow receiver comes and goes."""
 import os
 import sys
 import tempfile
@@ -12,7 +12,7 @@ import tempfile
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TB = os.path.join(TOP, "tools", "testbed")
 sys.path.insert(0, TB)
-from amcast_testbed import protocols, rmanp, scenario, simulcast, traffic  # noqa: E402
+from amcast_testbed import analysis, protocols, rmanp, scenario, simulcast, traffic  # noqa: E402
 
 SC = os.path.join(TB, "scenarios")
 checks = failures = 0
@@ -67,6 +67,25 @@ def fair_shares():
     check(sorted(dn["links"]["r1>r2"]) == ["multicast", "norm1", "tcp1"] and
           dn["links"]["r2>nr2"] == ["norm1"],
           f"dumbbell-tcp-norm: the NORM flow crosses the bottleneck once and reaches both receivers")
+
+
+def group_share():
+    """late-join-quick: the fast receivers' 1.5 Mb/s path is capped by the sender's max-bitrate
+    (1 Mb/s of video, on the wire 1 Mb/s x (1000 + 42) / 1000 for 1000-byte packets), and while
+    the 300 kb/s receiver is joined (50-100 s) the group can carry 300 kb/s."""
+    sc = scenario.load(os.path.join(SC, "late-join-quick.toml"))
+    meta = {"flows": traffic.describe(sc.get("flow", []), 150, 1.0),
+            "fair_share": scenario.fair_shares(sc),
+            "receivers": [{"name": r["name"], "join_s": r.get("join_s", 0),
+                           "leave_s": r.get("leave_s", 150)} for r in sc["receiver"]]}
+    cap = 1e6 * 1042 / 1000
+    got = [analysis.group_share(meta, w, cap) for w in ((20, 50), (50, 100), (20, 150))]
+    want = (cap, 300e3, (80 * cap + 50 * 300e3) / 130)
+    check(all(near(a, b) for a, b in zip(got, want)),
+          f"late-join-quick: the group can carry {[round(x or 0) for x in got]} bit/s over 20-50, "
+          f"50-100 and 20-150 s (want {[round(x) for x in want]})")
+    check(near(analysis.group_share(meta, (20, 50), None), 1.5e6),
+          "late-join-quick without a max-bitrate: the 1.5 Mb/s bottleneck alone")
 
 
 def schedules():
@@ -199,6 +218,7 @@ if __name__ == "__main__":
     shipped()
     ladders()
     fair_shares()
+    group_share()
     schedules()
     bad_files()
     rmanp_shared_phase()

@@ -177,6 +177,26 @@ def active_fair_share(meta, entry, periods, step=0.5):
     return statistics.fmean(shares) if shares else entry.get("fair_share_bps")
 
 
+def group_share(meta, win, cap_bps, step=0.5):
+    """What a single-rate session could carry over win: at each instant the lowest fair share
+    (active_fair_share) among the receivers joined then, at most cap_bps (the sender's
+    max-bitrate on the wire), averaged over win. A receiver sharing the group with a slower one,
+    or behind a link faster than the sender may send, is judged against this, not against its
+    own fair share (issue 8: a receiver alone gets >= 85 % of what its path allows)."""
+    a, b = win
+    rx = meta["receivers"]
+    out, t = [], a
+    while t < b:
+        on = [r for r in rx if r["join_s"] <= t < r["leave_s"]]
+        shares = [active_fair_share(meta, meta["fair_share"]["receivers"][r["name"]],
+                                    [(t, t + step)], step) for r in on]
+        shares = [x for x in shares if x]
+        if shares:
+            out.append(min(min(shares), cap_bps) if cap_bps else min(shares))
+        t += step
+    return statistics.fmean(out) if out else None
+
+
 def norm_metrics(run, f, t0, periods):
     """A NORM flow's extra metrics: each receiver's throughput (flows/NAME.csv is the first
     receiver's, norm/NAME.HOST.csv the others') and NORM-CC's rate over the steady part of its
@@ -226,7 +246,10 @@ def evaluate(run):
         sd = read_sd(os.path.join(run, "sender", "sd.txt"))
     sizes = [size for t, size in sd.values() if steady[0] <= t - t0 < steady[1]]
     # the equations (ASMP eq. 12, TFMCC) scale with the packet size: worth seeing next to the rate
-    out["sender"]["packet_size_mean_bytes"] = statistics.fmean(sizes) if sizes else None
+    out["sender"]["packet_size_mean_bytes"] = psize = statistics.fmean(sizes) if sizes else None
+    # max-bitrate counts the RTP packets' bytes; on the wire each carries UDP_OVERHEAD more
+    cap = meta.get("video", {}).get("max_bitrate")
+    cap = cap * (psize + UDP_OVERHEAD) / psize if cap and psize else None
     for r in meta["receivers"]:
         win = (max(steady[0], r["join_s"]), min(steady[1], r["leave_s"]))
         if win[1] <= win[0]:
@@ -238,6 +261,9 @@ def evaluate(run):
         fs = active_fair_share(meta, meta["fair_share"]["receivers"][r["name"]], [win])
         m["fair_share_bps"] = fs
         m["fair_share_pct"] = 100 * m["throughput_bps"] / fs if fs and m["throughput_bps"] else None
+        gs = group_share(meta, win, cap)
+        m["group_share_bps"] = gs
+        m["group_share_pct"] = 100 * m["throughput_bps"] / gs if gs and m["throughput_bps"] else None
         out["receivers"][r["name"]] = m
     for f in meta["flows"]:
         factor = TCP_WIRE_FACTOR if f["kind"].startswith("tcp") else \
@@ -303,6 +329,7 @@ def summary_rows(run):
         return statistics.fmean(xs) if xs else None
     rows = [("multicast throughput, % of fair share (mean over receivers)",
              _fmt(mean([r["fair_share_pct"] for r in rx]), 0, " %")),
+            (GROUP_ROW, _fmt(mean([r.get("group_share_pct") for r in rx]), 0, " %")),
             ("TCP throughput, % of fair share (mean over TCP flows)",
              _fmt(mean([f["fair_share_pct"] for f in tcp]), 0, " %") if tcp else "no TCP"),
             ("TCP, lowest flow's % of fair share",
@@ -354,6 +381,8 @@ def per_receiver_video(run, report="report"):
 
 
 NORM_ROW = "NORM throughput, % of fair share (mean over NORM flows)"
+GROUP_ROW = ("multicast throughput, % of what the group could carry (the slowest joined "
+             "receiver's fair share, at most max-bitrate; mean over receivers)")
 
 
 def norm_column(run):
