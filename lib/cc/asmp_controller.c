@@ -216,11 +216,21 @@ amcc_asmp_rx_restart (asmp_rx *a)
   a->echoes = echoes;
 }
 
+/* A new sender SSRC (the caller saw the old one silent for an RTCP interval). Heard within
+ * resume_s, the old sender was restarted on the same path: resume from what the path gave it
+ * (a restarted sender took 11-14 s to climb back from its initial rate, tests/net/test_faults.py) */
 static void
 rx_reset (amcc_receiver *r, amcc_time now)
 {
-  amcc_asmp_rx_restart ((asmp_rx *) r);
-  ((asmp_rx *) r)->suppressed = ((asmp_rx *) r)->echoes = 0;
+  asmp_rx *a = (asmp_rx *) r;
+  double rate = a->rx.have_rate ? a->rx.rate_Bps * 8.0 : 0;
+  int recent = r->sender_last != AMCC_TIME_NONE
+      && amcc_time_to_s (now - r->sender_last) <= a->p.resume_s;
+
+  amcc_asmp_rx_restart (a);
+  a->suppressed = a->echoes = 0;
+  if (recent && rate > 0)
+    amcc_asmp_receiver_resume (&a->rx, now, rate);
 }
 
 void amcc_asmp_rx_destroy (amcc_receiver *r) { free (r); }

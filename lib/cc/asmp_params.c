@@ -53,6 +53,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->drop_suppressed = 1;
   p->recv_least_delay = 1;
   p->send_gap_s = 0.3;
+  p->resume_s = 10.0;
 }
 
 void
@@ -109,7 +110,8 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
     return AMCC_ERR_PARAM;
   if (!(p->window_s == 0 || (p->window_s >= 0.1 && p->window_s <= AMCC_MAX_HOLD_S)))
     return AMCC_ERR_PARAM;
-  if (!(p->send_gap_s >= 0 && p->send_gap_s <= AMCC_MAX_HOLD_S))
+  if (!(p->send_gap_s >= 0 && p->send_gap_s <= AMCC_MAX_HOLD_S)
+      || !(p->resume_s >= 0 && p->resume_s <= AMCC_MAX_HOLD_S))
     return AMCC_ERR_PARAM;
   return AMCC_OK;
 }

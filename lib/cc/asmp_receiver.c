@@ -293,6 +293,36 @@ amcc_asmp_rate_equations (const amcc_asmp_receiver *rx, const interval_view *v, 
   return r;
 }
 
+int
+amcc_asmp_receiver_resume (amcc_asmp_receiver *rx, amcc_time now, double rate_bps)
+{
+  if (!(rx->p.resume_s > 0) || !(rate_bps > 0) || !isfinite (rate_bps) || rx->have_rate)
+    return AMCC_ERR_PARAM;
+  rx->rate_Bps = clamp (rate_bps / 8.0, rx->p.min_rate_bps / 8.0, rx->p.max_rate_bps / 8.0);
+  rx->resume_Bps = rx->rate_Bps;
+  rx->resume_until = now + amcc_time_from_s (rx->p.resume_s);
+  rx->have_rate = 1;
+  if (rx->mode == AMCC_ASMP_STARTUP)
+    rx->mode = AMCC_ASMP_DELAY;
+  return AMCC_OK;
+}
+
+/* Deviation (resume_s): a restarted sender's encoder needs seconds to reach the rate its path
+ * carried a moment ago, and recv_rate_cap / DELAY's rise would tie the reports to that ramp:
+ * hold the old rate until what arrives confirms it, or the path says otherwise */
+static double
+rate_resumed (amcc_asmp_receiver *rx, const interval_view *v, double r, amcc_time now)
+{
+  if (rx->resume_Bps <= 0)
+    return r;
+  if (v->lossy || v->q > rx->p.queue_target_s || now > rx->resume_until
+      || v->recv >= 0.9 * rx->resume_Bps) {
+    rx->resume_Bps = 0;
+    return r;
+  }
+  return fmax (r, rx->resume_Bps);
+}
+
 /* Closes the measurement interval: eq. 2-3, 11, 12-14, 18-19 and the regimes; rx->last holds
  * the result (report_seq: the next report's) */
 static void
@@ -358,6 +388,7 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   }
   rx->prev_iv_bytes = rx->iv_bytes;
   rx->prev_iv_secs = v.secs;
+  r = rate_resumed (rx, &v, r, now);
   rx->rate_Bps = clamp (r, lo, hi);
   /* a paused sender's interval read low: the next, whose window may be too short to measure,
    * holds the rate from before the pause, not that (the backlog's loss then cut to it) */

@@ -11,7 +11,9 @@ One sender (x264enc through asmpsink, tools/testbed/amcast-node), two receivers 
      (new process, new SSRC, starting again from its initial bitrate). The fast receiver must get
      the new SSRC's packets within FIRST_PACKET_S, decode frames of it, and the new sender's
      target must be back within 10 % of the old one's before the kill within RESTART_RECOVER_S
-     (the receivers start their measurement afresh for the new SSRC, lib/cc controller.c).
+     (the receivers measure the new SSRC afresh, lib/cc controller.c, but report the rate the
+     path gave the old one until it is confirmed: ASMP's resume_s). The bytes the new sender
+     sent per second are printed against the old one's, not asserted (x264's own ramp).
 Issue 14's other faults have tests of their own: 50 % RTCP loss (test_rtcp_loss.py), a wall-clock
 step (test_clockstep.py), the IGMP querier's loss (test_querier.py). Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 """
@@ -36,11 +38,11 @@ CRASH_S = 25               # slow receiver killed this long after the sender sta
 RESTART_S = 45             # sender killed and restarted
 END_S = 70                 # second sender stops
 RECOVER_S = 10.0           # issue 14: rate back within 10 % of its pre-fault value within 10 s
-# A restarted sender starts again from its initial bitrate (300 kbit/s) and climbs in ASMP's
-# start-up regime as fast as x264 follows the target (the receivers measure what arrives): 5
-# runs (2026-11-24) took 11.4-13.7 s to reach 10 % of 1.5 Mbit/s, above issue 14's 10 s. The
-# bound leaves room for a loaded CI host; the issue note says the 10 s target is not met.
-RESTART_RECOVER_S = 20.0
+# A restarted sender starts again from its initial bitrate (300 kbit/s). Without resume_s the
+# receivers' start-up climbed as fast as x264 followed the target: 5 runs (2026-11-24) took
+# 11.4-13.7 s to reach 10 % of 1.5 Mbit/s, above issue 14's 10 s. With resume_s (lib/cc, 10 s)
+# the receiver carries the rate the path gave the old SSRC into its reports on the new one.
+RESTART_RECOVER_S = 10.0
 FIRST_PACKET_S = 5.0       # the fast receiver hears the new sender within this
 EXPIRY = (3 + 1) * RTCP_MS / 1000 * 1.5
 check = el.check
@@ -143,8 +145,20 @@ def evaluate(run, s):
           f'for good {back - restart if back else float("nan"):.1f} s after the restart')
     check(back is not None and back - restart <= RESTART_RECOVER_S,
           f'new sender back within 10 % of the old target within {RESTART_RECOVER_S:.0f} s')
-    rd = el.read_dump(os.path.join(run, 'rx-fast', 'rd.txt'))
+    # what x264 made of it: the bytes sent per 1 s, against the old sender's (not asserted: the
+    # encoder's ramp after a new target is its own)
+    sd1 = el.read_dump(os.path.join(run, 's1', 'sender', 'sd.txt'))
     sd2 = el.read_dump(os.path.join(run, 's2', 'sender', 'sd.txt'))
+    old_sent = 8 * sum(z for t, z in sd1.values() if restart - 5 <= t < restart) / 5
+    sent_back = None
+    for k in range(int(END_S - RESTART_S) - 1):
+        a = restart + k
+        if 8 * sum(z for t, z in sd2.values() if a <= t < a + 1) >= 0.9 * old_sent:
+            sent_back = k + 1
+            break
+    print(f'# sender restart: the old sender sent {old_sent:.0f} bit/s; the new one sent 0.9 x '
+          f'that in the 1 s ending {sent_back if sent_back else float("nan")} s after the restart')
+    rd = el.read_dump(os.path.join(run, 'rx-fast', 'rd.txt'))
     got = sorted(rd[i][0] for i in sd2 if i in rd)
     first = got[0] - restart if got else float('nan')
     check(bool(got) and first <= FIRST_PACKET_S,

@@ -123,6 +123,12 @@ typedef struct amcc_asmp_params {
                                 carry a pause of at least this long, and 3 x the stream's usual
                                 longest one (a 1 fps stream pauses 1 s every frame), measured the
                                 pause, not the path: the rate holds (0.3 s; 0 = off) */
+  double resume_s;           /* receiver: when a new sender SSRC replaces one heard at most this
+                                long ago (a sender restarted), the reports carry the rate the
+                                path gave the old one until what arrives reaches 0.9 x it, a loss
+                                or a standing queue, or resume_s pass; the start-up is skipped:
+                                the path did not change with the SSRC (10 s; 0 = start afresh
+                                from the initial rate, as for a new session) */
 } amcc_asmp_params;
 
 typedef enum amcc_asmp_mode {
@@ -172,6 +178,8 @@ typedef struct amcc_asmp_receiver {
   amcc_rtt_est rtt;
   double rate_Bps;           /* r_prev, bytes/s; valid when have_rate */
   int have_rate;
+  double resume_Bps;         /* resume_s: the old sender's rate, held until confirmed, else 0 */
+  amcc_time resume_until;
   double mean_pkt;           /* mean packet size P (bytes), EWMA 1/16 */
   amcc_time prev_owd;        /* previous packet's now - send_time (cj_use_send_time) */
   int have_prev_owd;
@@ -226,6 +234,11 @@ typedef struct amcc_asmp_receiver {
 
 void amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
     uint32_t clock_rate_hz);
+/* A fresh receiver (just initialised) takes over from one that measured rate_bps on the same
+ * path for a sender that has gone (resume_s): its reports hold that rate (clamped to its limits)
+ * until it is confirmed (resume_s above), in DELAY (no start-up). AMCC_ERR_PARAM if resume_s is
+ * 0, the rate is not positive and finite, or the receiver has reported already. */
+int amcc_asmp_receiver_resume (amcc_asmp_receiver *rx, amcc_time now, double rate_bps);
 /* One RTP packet. send_time: the sender's send time on the sender's clock (for eq. 6), or
  * AMCC_TIME_NONE; one more than 2^62 ns (146 years) away from now is ignored as garbage. Returns the amcc_seq_result (duplicates/probation are not counted). */
 int amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
