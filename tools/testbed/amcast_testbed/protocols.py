@@ -94,7 +94,7 @@ register(Protocol("pgmcc", "PGMCC (Rizzo 2000), window-based comparator followed
 register(Protocol("assp", "ASSP (papers/001): simulcast, each receiver on the highest stream its "
                   "TCP-friendly rate supports",
                   sender="asspsimulcast", receiver="asspsrc",
-                  stats=("asmpsink-stats", "asmpsrc-stats"),
+                  stats=("asmpsink-stats", "asmpsrc-stats"), pair=False,
                   streams=(Stream(320, 180, 100000, 200000), Stream(480, 270, 200000, 500000),
                            Stream(640, 360, 600000, 1000000))))
 
