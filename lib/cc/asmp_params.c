@@ -47,6 +47,7 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->delay_rise = 0.05;
   p->knee_loss_frac = 0.9;
   p->foreign_margin = 0.1;
+  p->queue_cap_hold_s = 10.0;
   p->startup_gain = 1.25;
   p->step_frac = 0.25;
   p->window_s = 1.0;
@@ -101,6 +102,7 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
       || !(p->delay_rise >= 0 && p->delay_rise <= 10)
       || !(p->knee_loss_frac >= 0 && p->knee_loss_frac < 1)
       || !(p->foreign_margin >= 0 && p->foreign_margin < 1)
+      || !(p->queue_cap_hold_s >= 0 && p->queue_cap_hold_s <= AMCC_MAX_HOLD_S)
       || !(p->compete_after_s >= 0 && p->compete_after_s <= AMCC_MAX_HOLD_S)
       || !(p->compete_hold_s > 0 && p->compete_hold_s <= AMCC_MAX_HOLD_S)
       || !(p->delay_backoff >= 0 && p->delay_backoff < 1) || !(p->knee_step > 0 && p->knee_step <= 1))

@@ -121,8 +121,10 @@ amcc_asmp_rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double 
    * Measured on the send times of what arrived, so it does not matter when the encoder takes a
    * new rate (x264 follows a per-GOP target over seconds: the timing rules below mistook our
    * own queue for a competitor's in the demo). Without send times: the timing rules. */
-  if (standing || stood > 0)
+  if (standing || stood > 0) {
     rx->queue_cap_Bps = fmax (rx->queue_cap_Bps, v->recv);
+    rx->queue_cap_at = now;
+  }
   int measured = p->foreign_margin > 0 && v->send > 0 && rx->queue_cap_Bps > 0;
   double below = measured ? 1.0 - v->send / rx->queue_cap_Bps : 0;
   int below_cap = measured && below > p->foreign_margin;
@@ -143,7 +145,12 @@ amcc_asmp_rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double 
   int held = standing && (measured ? rx->kept_run >= 2 : grows);
   if (rx->mode == AMCC_ASMP_COMPETING && standing && grows)
     held = 1;
-  if (!standing)
+  /* a Reno flow drains its queue at each halving (every 4-5 s in dumbbell-tcp): forgotten at
+   * once, the next episode measured the bottleneck at the rate we had been drained to, which is
+   * never 10 % above what we send, and a receiver in DELAY drained itself to 3 % of its share
+   * live (its losses too few to count) */
+  if (!standing && (p->queue_cap_hold_s <= 0
+      || amcc_time_to_s (now - rx->queue_cap_at) > p->queue_cap_hold_s))
     rx->queue_cap_Bps = 0;
   if (held)
     rx->evidence_at = now;

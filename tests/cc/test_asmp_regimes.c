@@ -66,7 +66,8 @@ test_params (void)
   AMT_CHECK (p.adaptive_mode == 0 && p.nominal_pkt_bytes == 0 && p.loss_events == 0
       && p.startup_gain == 0 && p.step_frac == 0);
   double *fields[] = { &p.queue_target_s, &p.queue_hold_s, &p.drain_s, &p.compete_hold_s,
-    &p.knee_step, &p.delay_rise, &p.knee_loss_frac, &p.foreign_margin, &p.send_gap_s };
+    &p.knee_step, &p.delay_rise, &p.knee_loss_frac, &p.foreign_margin, &p.send_gap_s,
+    &p.queue_cap_hold_s };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     amcc_asmp_params_init (&p);
     *fields[i] = -1;
@@ -197,6 +198,58 @@ test_foreign_queue (void)
   second (&rx, &s, 100e3, 0, 0);
   for (int i = 0; i < 6; i++) {           /* our own queue, growing, the sender not slowing */
     r = second (&rx, &s, 100e3, 40 + 10 * i, i >= 2 ? 50 : 0);
+    AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
+  }
+}
+
+/* A Reno flow's sawtooth (queue_cap_hold_s): the queue stands 3 reports of every 5 and drains
+ * at each halving, and no packet of ours is lost (live, a drop-tail tbf takes our small
+ * packets while it drops TCP's). Each episode alone never shows us fed 10 % below the
+ * bottleneck (we get what we send); remembered across the drained reports, the first episode's
+ * rate does: COMPETING in the second cycle. Forgotten (0), DELAY drains us cycle after cycle
+ * (dumbbell-tcp live: 3 % of the share). Alone, a queue that comes back while we send at the
+ * rate it stood at before is ours: DELAY. */
+static void
+test_sawtooth_queue (void)
+{
+  static const double q_ms[5] = { 40, 70, 90, 3, 3 };
+  for (int hold = 0; hold < 2; hold++) {
+    amcc_asmp_params p;
+    amcc_asmp_params_init (&p);
+    p.queue_cap_hold_s = hold ? 10.0 : 0;
+    amcc_asmp_receiver rx;
+    stream s;
+    start (&rx, &s, &p);
+    second (&rx, &s, 100e3, 0, 0);
+    amcc_asmp_report r;
+    double rate = 100e3;
+    int competing_at = 0;
+    for (int i = 0; i < 30 && !competing_at; i++) {
+      r = second (&rx, &s, rate, q_ms[i % 5], 0);
+      rate = r.rate_bps / 8;
+      if (r.mode == AMCC_ASMP_COMPETING)
+        competing_at = i + 1;
+    }
+    printf ("  queue_cap_hold_s %s: %s after %d reports, rate %.0f bit/s\n", hold ? "10" : "0",
+        competing_at ? "COMPETING" : "DELAY", competing_at ? competing_at : 30, 8 * rate);
+    if (hold)
+      AMT_CHECK (competing_at > 0 && competing_at <= 10);
+    else
+      AMT_CHECK (!competing_at && rate < 0.3 * 100e3);      /* the spiral: this test can fail */
+  }
+  /* alone: our queue stood at 100 kB/s, we drained, and it stands again when we are back there */
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  stream s;
+  start (&rx, &s, &p);
+  second (&rx, &s, 100e3, 0, 0);
+  amcc_asmp_report r = second (&rx, &s, 100e3, 60, 0);
+  r = second (&rx, &s, 90e3, 20, 0);
+  r = second (&rx, &s, 88e3, 2, 0);
+  r = second (&rx, &s, 95e3, 2, 0);
+  for (int i = 0; i < 3; i++) {
+    r = second (&rx, &s, 98e3, 30 + 10 * i, 0);
     AMT_CHECK (r.mode == AMCC_ASMP_DELAY);
   }
 }
@@ -510,6 +563,7 @@ main (void)
   AMT_RUN (test_delay_rise);
   AMT_RUN (test_foreign_queue);
   AMT_RUN (test_lost_packets_were_sent);
+  AMT_RUN (test_sawtooth_queue);
   AMT_RUN (test_queue_not_ours);
   AMT_RUN (test_burst_loss_alone);
   AMT_RUN (test_loss_below_knee);

@@ -86,6 +86,11 @@ typedef struct amcc_asmp_params {
                                 bottleneck gave us while it stood and it still does not shrink,
                                 or loss comes then; alone it would drain at the difference
                                 (0.1; 0 = the timing rules alone, compete_after_s) */
+  double queue_cap_hold_s;   /* DELAY: that most is remembered this long after the queue last
+                                stood, across the drained intervals between: a Reno flow's
+                                sawtooth drains the queue every few seconds, and each fresh
+                                episode measured the bottleneck at our own shrinking rate
+                                (10 s; 0 = forgotten at the first drained interval) */
   double compete_hold_s;     /* DELAY -> COMPETING on a second such loss event within this time;
                                 COMPETING -> DELAY after this long without either, or when the
                                 queue stays drained (< queue_target_s / 2, no loss) for 3
@@ -213,7 +218,8 @@ typedef struct amcc_asmp_receiver {
   double an_secs;            /* time the anchor has been held without a measurement */
   uint64_t iv_send_bytes;    /* bytes of the packets that carried one */
   uint32_t iv_send_n;
-  double queue_cap_Bps;      /* most received per second while the current queue stood */
+  double queue_cap_Bps;      /* most received per second while a queue stood (queue_cap_hold_s) */
+  amcc_time queue_cap_at;    /* when a queue last stood */
   uint32_t kept_run;         /* reports in a row in which that queue did not drain as ours would */
   amcc_time queue_since;     /* start of the current standing queue (DELAY), AMCC_TIME_NONE */
   double prev_q;             /* the previous report's queue_s */
