@@ -86,6 +86,14 @@ def group_share():
           f"50-100 and 20-150 s (want {[round(x) for x in want]})")
     check(near(analysis.group_share(meta, (20, 50), None), 1.5e6),
           "late-join-quick without a max-bitrate: the 1.5 Mb/s bottleneck alone")
+    # time to 90 % of the share: 958-byte packets (1000 on the wire), 100 then 200 per second
+    # from t0 = 5; 0.9 x 1.5 Mb/s = 1.35 Mb/s is first reached by the window 3-4 s
+    r = meta["receivers"][0]
+    rd = [(5 + i / 100, str(i), 958) for i in range(300)] + \
+        [(8 + i / 200, str(300 + i), 958) for i in range(1000)]
+    got = analysis.time_to_share(meta, r, rd, 5)
+    check(got == 4.0, f"time to 90 % of the share: {got} s (want 4.0)")
+    check(analysis.time_to_share(meta, r, rd[:300], 5) is None, "never reached: None")
 
 
 def schedules():

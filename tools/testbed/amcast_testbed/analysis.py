@@ -177,6 +177,27 @@ def active_fair_share(meta, entry, periods, step=0.5):
     return statistics.fmean(shares) if shares else entry.get("fair_share_bps")
 
 
+def time_to_share(meta, r, rd, t0, frac=0.9, step=1.0):
+    """Seconds from the receiver's join until the first `step`-second window whose throughput
+    on the wire reaches frac x its fair share then (issue 8: 90 % within 15 s of the start);
+    None if it never does."""
+    entry = meta["fair_share"]["receivers"][r["name"]]
+    got = {}
+    for t, pid, size in rd:
+        got.setdefault(pid, (t - t0, size))
+    bins = {}
+    for t, size in got.values():
+        if t >= r["join_s"]:
+            k = int((t - r["join_s"]) // step)
+            bins[k] = bins.get(k, 0) + size + UDP_OVERHEAD
+    for k in sorted(bins):
+        a = r["join_s"] + k * step
+        fs = active_fair_share(meta, entry, [(a, a + step)])
+        if fs and 8 * bins[k] / step >= frac * fs:
+            return k * step + step
+    return None
+
+
 def group_share(meta, win, cap_bps, step=0.5):
     """What a single-rate session could carry over win: at each instant the lowest fair share
     (active_fair_share) among the receivers joined then, at most cap_bps (the sender's
@@ -257,7 +278,9 @@ def evaluate(run):
         if streams:
             out["receivers"][r["name"]] = simulcast.receiver(run, meta, r, win, users, sent)
             continue
-        m = receiver_metrics(sd, read_rd(os.path.join(run, f"rx-{r['name']}", "rd.txt")), t0, win)
+        rd = read_rd(os.path.join(run, f"rx-{r['name']}", "rd.txt"))
+        m = receiver_metrics(sd, rd, t0, win)
+        m["time_to_90pct_s"] = time_to_share(meta, r, rd, t0)
         fs = active_fair_share(meta, meta["fair_share"]["receivers"][r["name"]], [win])
         m["fair_share_bps"] = fs
         m["fair_share_pct"] = 100 * m["throughput_bps"] / fs if fs and m["throughput_bps"] else None
@@ -330,6 +353,10 @@ def summary_rows(run):
     rows = [("multicast throughput, % of fair share (mean over receivers)",
              _fmt(mean([r["fair_share_pct"] for r in rx]), 0, " %")),
             (GROUP_ROW, _fmt(mean([r.get("group_share_pct") for r in rx]), 0, " %")),
+            ("time to 90 % of fair share (first 1 s window; mean over receivers)",
+             _fmt(mean([r.get("time_to_90pct_s") for r in rx]), 0, " s")
+             if all(r.get("time_to_90pct_s") is not None for r in rx) else
+             "never (some receiver)" if rx else "–"),
             ("TCP throughput, % of fair share (mean over TCP flows)",
              _fmt(mean([f["fair_share_pct"] for f in tcp]), 0, " %") if tcp else "no TCP"),
             ("TCP, lowest flow's % of fair share",
