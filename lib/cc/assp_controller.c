@@ -218,6 +218,10 @@ rx_create (const amcc_ctl_config *cfg, amcc_time now)
    * between reports, whose packet-count noise read an encoder filling 88 % of the limit as
    * 96 % (test_pairs_stay_put); the on-time measure reads 88 % and the pair never moves up */
   p.recv_least_delay = 0;
+  /* the switching rule was tuned with a standing queue's rate forgotten at each drained report:
+   * remembered (single-rate ASMP's default), a receiver next to 4 Reno flows went COMPETING
+   * and its share fell below stream 2 (ns-3 sim-assp, seeds 2 and 3, 'down') */
+  p.queue_cap_hold_s = 0;
   amcc_asmp_rx_init (&a->asmp, cfg, &p);
   amcc_assp_params_init (&ap);
   amcc_assp_rule_init (&a->rule, &ap);
