@@ -123,8 +123,14 @@ main (int argc, char **argv)
   amcc_asmp_receiver_init (&rx, &p, 90000);
   char line[512];
   size_t k = 0;
-  if (!fgets (line, sizeof line, st))
+  if (!fgets (line, sizeof line, st)) {
+    fprintf (stderr, "asmp-replay: %s/rx-%s/stats.csv is empty (no report to replay)\n", argv[1],
+        argv[2]);
+    fclose (st);
+    free (sd);
+    free (rd);
     return 1;
+  }
   printf ("time_s,rate_bps,recv_bps,mode,queue_s,loss,live_rate_bps,live_mode,live_queue_s\n");
   while (fgets (line, sizeof line, st)) {
     double t, rate, recv, loss, rtt, jit, q;
