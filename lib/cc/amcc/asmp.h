@@ -100,6 +100,8 @@ typedef struct amcc_asmp_params {
                                 queue_hold_s (1.25; 0 = no start-up) */
   double delay_backoff;      /* DELAY: a loss event without a standing queue (a burst) sets the
                                 rate to (1 - this) x what arrived (0.1) */
+  double burst_cut_max;      /* DELAY, path drained: such a loss takes at most this x r_prev
+                                (0.2; 0 = no bound) */
   double knee_step;          /* DELAY: within 10 % of the rate of the last such loss, rise by
                                 at most this x r_prev per report (0.02) */
   double knee_loss_frac;     /* DELAY: a loss event where what arrived is below this x the
