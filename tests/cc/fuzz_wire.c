@@ -24,9 +24,8 @@
  *      (AVMRC, RMRC, VMRC: receiver only) gets stamped packets of any layer, slot and time; a
  *      relay-only protocol (RMANP) drives a source -> relay -> receiver chain with lost and forged
  *      packets.
- * Targets 1-3 read at most MAX_RECORDS records per input (the rest is ignored): the cost of an
- * input is then bounded by records, not by its length, and a longer run explores more inputs
- * instead of longer ones (libFuzzer's per-input work grows with the features one input hits).
+ * Targets 1-3 read at most MAX_RECORDS records per input (the rest is ignored), so that an
+ * input's cost is bounded by records, not by its length (the largest seed needs 227).
  * Invariants: no sanitizer report, rates finite and >= 0, RTTs finite. */
 #ifndef FUZZ_HARNESS
 #error "build with -DFUZZ_HARNESS=1 (decoders), 2 (ASMP/TFMCC machines) or 3 (controller)"
