@@ -45,6 +45,8 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->delay_backoff = 0.1;
   p->burst_cut_max = 0.2;
   p->knee_step = 0.02;
+  p->knee_hold_s = 20.0;
+  p->knee_hold_frac = 0.95;
   p->delay_rise = 0.05;
   p->knee_loss_frac = 0.9;
   p->foreign_margin = 0.1;
@@ -107,7 +109,9 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
       || !(p->compete_after_s >= 0 && p->compete_after_s <= AMCC_MAX_HOLD_S)
       || !(p->compete_hold_s > 0 && p->compete_hold_s <= AMCC_MAX_HOLD_S)
       || !(p->delay_backoff >= 0 && p->delay_backoff < 1)
-      || !(p->burst_cut_max >= 0 && p->burst_cut_max < 1) || !(p->knee_step > 0 && p->knee_step <= 1))
+      || !(p->burst_cut_max >= 0 && p->burst_cut_max < 1)
+      || !(p->knee_hold_s >= 0 && p->knee_hold_s <= AMCC_MAX_HOLD_S) || !in01 (p->knee_hold_frac)
+      || !(p->knee_step > 0 && p->knee_step <= 1))
     return AMCC_ERR_PARAM;
   if (!(p->startup_gain == 0 || (p->startup_gain > 1 && p->startup_gain <= 4))
       || !(p->step_frac >= 0 && p->step_frac <= 1))

@@ -42,6 +42,20 @@ start (amcc_asmp_receiver *rx, stream *s, const amcc_asmp_params *p0)
   s->t = 1 * SEC;
 }
 
+/* alone in DELAY: start-up's burst losses at 100 kB/s (to 0.9 x 98 kB/s), then `follow`
+ * loss-free seconds in which the encoder sends what was reported */
+static amcc_asmp_report
+delay_alone (amcc_asmp_receiver *rx, stream *s, const amcc_asmp_params *p, int follow)
+{
+  start (rx, s, p);
+  amcc_asmp_report r = second (rx, s, 100e3, 0, 0);
+  for (int i = 0; i < 6; i++)
+    r = second (rx, s, 100e3, 0, 50);
+  for (int i = 0; i < follow; i++)
+    r = second (rx, s, r.rate_bps / 8, 0, 0);
+  return r;
+}
+
 static void
 test_packet_size (void)
 {
@@ -352,12 +366,7 @@ test_burst_cut_bounded (void)
   for (int k = 0; k < 3; k++) {
     int off = k == 1, queued = k == 2;
     p.burst_cut_max = off ? 0 : 0.2;
-    start (&rx, &s, &p);
-    amcc_asmp_report r = second (&rx, &s, 100e3, 0, 0);
-    for (int i = 0; i < 6; i++)
-      r = second (&rx, &s, 100e3, 0, 50);                     /* to DELAY at 0.9 x 98 kB/s */
-    for (int i = 0; i < 8; i++)
-      r = second (&rx, &s, r.rate_bps / 8, 0, 0);             /* the encoder follows */
+    amcc_asmp_report r = delay_alone (&rx, &s, &p, 8);
     double before = r.rate_bps;
     r = second (&rx, &s, 0.7 * before / 8, queued ? 10 : 0, 50);
     printf ("# burst_cut_max %.1f, queue %d ms: %.0f -> %.0f bit/s\n", p.burst_cut_max,
@@ -367,6 +376,41 @@ test_burst_cut_bounded (void)
       AMT_NEAR (r.rate_bps, 0.8 * before, 0.01 * before);
     else
       AMT_CHECK (r.rate_bps < 0.78 * before);
+  }
+}
+
+/* knee_hold_s: after a burst loss alone the rate stays at most knee_hold_frac (0.95) x the
+ * target it came at for 20 s, then probes again; the loss found a report late is the same
+ * burst. Probing back every ~7 s lost 2-5 packets each time in the demo (0.66 % of the slow
+ * receiver's). With knee_hold_s 0 the rate passes that level within the 20 s. */
+static void
+test_knee_hold (void)
+{
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  amcc_asmp_receiver rx;
+  stream s;
+  for (int off = 0; off < 2; off++) {
+    p.knee_hold_s = off ? 0 : 20;
+    amcc_asmp_report r = delay_alone (&rx, &s, &p, 25);       /* past the start-up's hold */
+    double level = r.rate_bps;
+    r = second (&rx, &s, level / 8, 0, 50);                   /* a burst at that target */
+    r = second (&rx, &s, r.rate_bps / 8, 0, 50);              /* found late: the same one */
+    double most = 0;
+    for (int i = 0; i < 18; i++) {
+      r = second (&rx, &s, r.rate_bps / 8, 0, 0);
+      most = fmax (most, r.rate_bps);
+    }
+    printf ("# knee_hold_s %.0f: burst at %.0f bit/s, most over the 18 s after %.0f\n",
+        p.knee_hold_s, level, most);
+    if (off) {
+      AMT_CHECK (most > 0.96 * level);
+    } else {
+      AMT_CHECK (most <= 0.951 * level && most >= 0.9 * level);
+      for (int i = 0; i < 4; i++)
+        r = second (&rx, &s, r.rate_bps / 8, 0, 0);
+      AMT_CHECK (r.rate_bps > 0.96 * level);                  /* the hold is over */
+    }
   }
 }
 
@@ -604,6 +648,7 @@ main (void)
   AMT_RUN (test_queue_not_ours);
   AMT_RUN (test_burst_loss_alone);
   AMT_RUN (test_burst_cut_bounded);
+  AMT_RUN (test_knee_hold);
   AMT_RUN (test_loss_below_knee);
   AMT_RUN (test_alternating_bursts_alone);
   AMT_RUN (test_loss_creeping_down);

@@ -104,6 +104,9 @@ typedef struct amcc_asmp_params {
                                 (0.2; 0 = no bound) */
   double knee_step;          /* DELAY: within 10 % of the rate of the last such loss, rise by
                                 at most this x r_prev per report (0.02) */
+  double knee_hold_s;        /* DELAY: after such a loss the rate stays at most knee_hold_frac x
+                                the target it came at for this long (20 s; 0 = off) */
+  double knee_hold_frac;     /* (0.95) */
   double knee_loss_frac;     /* DELAY: a loss event where what arrived is below this x the
                                 highest rate of a loss within compete_hold_s (rates over two
                                 reports while the queue is drained) counts toward COMPETING: backing off did not stop the
@@ -230,6 +233,9 @@ typedef struct amcc_asmp_receiver {
   double knee2_Bps;          /* knee_loss_frac's knee: the highest rate received over two
                                 reports at a loss within compete_hold_s, 0 = none */
   amcc_time knee2_at;        /* when it was set */
+  double hold_Bps;           /* knee_hold_s: the target of the last burst loss, 0 = none */
+  amcc_time hold_at;         /* when it came */
+  int was_lossy;             /* the previous report had a loss event */
   double prev_recv;          /* the previous report's received rate, bytes/s (0 = none) */
   double low_Bps;            /* the lowest rate set since the last lossy report, 0 = none */
   amcc_time event_at[2];     /* report times of the last two queued loss events, [0] newest */
