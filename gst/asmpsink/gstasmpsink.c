@@ -451,8 +451,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
   self->rtp_sink = gst_am_make (bin, "udpsink", "rtp_sink");
   self->rtcp_sink = gst_am_make (bin, "udpsink", "rtcp_sink");
   self->rtcp_src = gst_am_make (bin, "udpsrc", "rtcp_src");
-  self->sinkpad = gst_ghost_pad_new_no_target_from_template ("sink",
-      gst_static_pad_template_get (&sink_template));
+  self->sinkpad = gst_am_ghost_pad_from_static ("sink", &sink_template);
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
   if (!self->rtpbin || !self->rtp_sink || !self->rtcp_sink || !self->rtcp_src)
     return;                     /* error posted; the element fails to start */

@@ -458,8 +458,7 @@ gst_asmp_src_init (GstAsmpSrc * self)
   self->rtp_src = gst_am_make (bin, "udpsrc", "rtp_src");
   self->rtcp_src = gst_am_make (bin, "udpsrc", "rtcp_src");
   self->rtcp_sink = gst_am_make (bin, "udpsink", "rtcp_sink");
-  self->srcpad = gst_ghost_pad_new_no_target_from_template ("src",
-      gst_static_pad_template_get (&src_template));
+  self->srcpad = gst_am_ghost_pad_from_static ("src", &src_template);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
   if (!self->rtpbin || !self->rtp_src || !self->rtcp_src || !self->rtcp_sink)
     return;

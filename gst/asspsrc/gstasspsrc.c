@@ -623,8 +623,7 @@ gst_assp_src_init (GstAsspSrc * self)
   self->latency_ms = DEFAULT_LATENCY_MS;
   self->joining = -1;
   self->funnel = gst_am_make (GST_BIN (self), "funnel", "funnel");
-  self->srcpad = gst_ghost_pad_new_no_target_from_template ("src",
-      gst_static_pad_template_get (&src_template));
+  self->srcpad = gst_am_ghost_pad_from_static ("src", &src_template);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
   if (!self->funnel)
     return;

@@ -517,8 +517,7 @@ gst_avmrc_src_init (GstAvmrcSrc * self)
   self->caps = gst_caps_from_string (DEFAULT_CAPS);
   self->srtp = gst_am_srtp_new (GST_ELEMENT (self), NULL);
   self->appsrc = gst_am_make (GST_BIN (self), "appsrc", "out");
-  self->srcpad = gst_ghost_pad_new_no_target_from_template ("src",
-      gst_static_pad_template_get (&src_template));
+  self->srcpad = gst_am_ghost_pad_from_static ("src", &src_template);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
   if (!self->appsrc)
     return;

@@ -56,6 +56,16 @@ gst_am_make (GstBin * bin, const gchar * factory, const gchar * name)
   return e;
 }
 
+GstPad *
+gst_am_ghost_pad_from_static (const gchar * name, GstStaticPadTemplate * t)
+{
+  GstPadTemplate *templ = gst_static_pad_template_get (t);
+  GstPad *pad = gst_ghost_pad_new_no_target_from_template (name, templ);
+
+  gst_object_unref (templ);     /* the pad holds its own ref */
+  return pad;
+}
+
 void
 gst_am_net_setup_udpsrc (GstElement * udpsrc, const GstAmNetConfig * c, gint port)
 {

@@ -55,6 +55,9 @@ gboolean gst_am_address_is_multicast (const gchar * address);
 
 /* Make a named child element or post an error on `bin` and return NULL. */
 GstElement *gst_am_make (GstBin * bin, const gchar * factory, const gchar * name);
+/* A ghost pad without target from a static template; drops the template's floating ref, which
+ * gst_ghost_pad_new_no_target_from_template does not take (it leaked once per element). */
+GstPad *gst_am_ghost_pad_from_static (const gchar * name, GstStaticPadTemplate * t);
 /* udpsrc listening on cfg->address (joins it when multicast; binds 0.0.0.0 otherwise). */
 void gst_am_net_setup_udpsrc (GstElement * udpsrc, const GstAmNetConfig * c, gint port);
 /* udpsink sending to host:port (no sync, no join: the udpsrc joins). */

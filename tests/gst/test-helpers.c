@@ -659,6 +659,43 @@ GST_START_TEST (test_bye_to_a_name)
 }
 GST_END_TEST;
 
+static void
+on_gone (gpointer data, GObject * was)
+{
+  (void) was;
+  *(gboolean *) data = TRUE;
+}
+
+/* The elements' ghost pads come from static templates; the pad template must go with the
+ * element. gst_static_pad_template_get's floating ref was never dropped: one GstPadTemplate
+ * (with its caps) leaked per element, found by LSan in `./amcast soak` with --release. */
+GST_START_TEST (test_ghost_pad_template_freed)
+{
+  static const gchar *const el[][2] = { {"asmpsink", "sink"}, {"asmpsrc", "src"},
+  {"asspsrc", "src"}, {"avmrcsrc", "src"}
+  };
+  gsize i;
+
+  for (i = 0; i < G_N_ELEMENTS (el); i++) {
+    GstElement *e = gst_element_factory_make (el[i][0], NULL);
+    GstPad *pad;
+    GstPadTemplate *templ;
+    gboolean gone = FALSE;
+
+    fail_unless (e != NULL, "%s not found", el[i][0]);
+    pad = gst_element_get_static_pad (e, el[i][1]);
+    fail_unless (pad != NULL);
+    templ = gst_pad_get_pad_template (pad);
+    fail_unless (templ != NULL);
+    g_object_weak_ref (G_OBJECT (templ), on_gone, &gone);
+    gst_object_unref (templ);
+    gst_object_unref (pad);
+    gst_object_unref (e);
+    fail_unless (gone, "%s: its %s pad template outlived it", el[i][0], el[i][1]);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 helpers_suite (void)
 {
@@ -681,6 +718,7 @@ helpers_suite (void)
   tcase_add_test (tc, test_rtcp_interval_arithmetic);
   tcase_add_test (tc, test_bye_packet);
   tcase_add_test (tc, test_bye_to_a_name);
+  tcase_add_test (tc, test_ghost_pad_template_freed);
   return s;
 }
 
