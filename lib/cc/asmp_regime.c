@@ -35,8 +35,8 @@ rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double recv2, int dr
     rx->knee_Bps = arrived;
     /* drained, at most the target: more arrived only as a burst the bottleneck let through
      * (the demo's start-up read 607-701 kbit/s behind its 600 kbit/s link, and a later loss 10 %
-     * below that sent the lone receiver COMPETING, 1.2 x over its link, in 7 runs of 7 that
-     * did); over a queue as measured (capped there too, ns-3 fairness-l2 seed 8 fell to 38 %) */
+     * below that sent the lone receiver COMPETING, 1.2 x over its link, in 8 demo runs of 14;
+     * asmp-replay of all 14 with the cap: none); over a queue as measured (capped there too, ns-3 fairness-l2 seed 8 fell to 38 %) */
     double k2 = drained ? fmin (recv2, r_prev) : recv2;
     if (k2 > rx->knee2_Bps || amcc_time_to_s (now - rx->knee2_at) > p->compete_hold_s) {
       rx->knee2_Bps = k2;
