@@ -389,6 +389,7 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   rx->prev_iv_bytes = rx->iv_bytes;
   rx->prev_iv_secs = v.secs;
   r = rate_resumed (rx, &v, r, now);
+  rx->rate_prev_Bps = r_prev;
   rx->rate_Bps = clamp (r, lo, hi);
   /* a paused sender's interval read low: the next, whose window may be too short to measure,
    * holds the rate from before the pause, not that (the backlog's loss then cut to it) */

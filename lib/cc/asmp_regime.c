@@ -43,12 +43,15 @@ rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double recv2, int dr
       rx->knee2_at = now;
     }
     /* a new burst (one found a report late is the same) at the held level, or none held: a
-     * loss below the level within the hold is not one of its probes. The level is the higher
-     * of the target and what arrived: a stalled sender's backlog, lost as the previous
-     * interval had cut the target to the floor, held the demo there for 20 s. */
+     * loss below the level within the hold is not one of its probes. The level is the lower of
+     * the target and what arrived: a burst read above the target (598 kbit/s at 500) or a
+     * target the encoder did not follow (start-up's 624 while 533 arrived) held above the
+     * link, and the demo lost packets every 7-8 s. The target is the higher of the last two:
+     * a stalled sender's backlog, lost as the previous interval had cut the target to the
+     * floor, held the demo there for 20 s. */
     if (!rx->was_lossy && (rx->hold_Bps <= 0 || r_prev >= p->knee_hold_frac * rx->hold_Bps
             || amcc_time_to_s (now - rx->hold_at) >= p->knee_hold_s)) {
-      rx->hold_Bps = fmax (r_prev, arrived);
+      rx->hold_Bps = fmin (fmax (r_prev, rx->rate_prev_Bps), arrived);
       rx->hold_at = now;
     }
     double r = arrived * (1.0 - p->delay_backoff);      /* idempotent: no compounding */

@@ -235,6 +235,7 @@ typedef struct amcc_asmp_receiver {
   amcc_time knee2_at;        /* when it was set */
   double hold_Bps;           /* knee_hold_s: the target of the last burst loss, 0 = none */
   amcc_time hold_at;         /* when it came */
+  double rate_prev_Bps;      /* the target before rate_Bps (knee_hold_s's level), 0 = none */
   int was_lossy;             /* the previous report had a loss event */
   double prev_recv;          /* the previous report's received rate, bytes/s (0 = none) */
   double low_Bps;            /* the lowest rate set since the last lossy report, 0 = none */
