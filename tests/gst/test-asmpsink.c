@@ -182,7 +182,6 @@ send_rr_from (Fixture * f, const gchar * from, guint32 rx_ssrc, gboolean block, 
     guint32 bye)
 {
   GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
-  gboolean done;
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstRTCPPacket pkt;
 
@@ -202,23 +201,18 @@ send_rr_from (Fixture * f, const gchar * from, guint32 rx_ssrc, gboolean block, 
   }
   amt_udp_send_from (b, f->port + 1, from);
   gst_buffer_unref (b);
-  if (from) {
-    /* the element may drop it, and then no later probe sees it: send a marker RR behind it
-     * (the socket keeps the order) and wait for that */
-    GstBuffer *m = gst_rtcp_buffer_new (100);
-    gst_rtcp_buffer_map (m, GST_MAP_READWRITE, &rtcp);
-    fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
-    gst_rtcp_packet_rr_set_ssrc (&pkt, MARKER_SSRC);
-    gst_rtcp_buffer_unmap (&rtcp);
-    amt_udp_send (m, f->port + 1);
-    gst_buffer_unref (m);
-  }
-  do {
+  if (!from) {
     seen = amt_wait_buffer (f->rtcp_in);
     fail_unless (seen != NULL, "RTCP not received by asmpsink");
-    done = !from || gst_am_rtcp_first_ssrc (seen) == MARKER_SSRC;
     gst_buffer_unref (seen);
-  } while (!done);
+    return;
+  }
+  /* the element may drop it, and then no later probe sees it: send a marker RR behind it and
+   * wait for that */
+  b = amt_rtcp_rr (MARKER_SSRC);
+  amt_udp_send (b, f->port + 1);
+  gst_buffer_unref (b);
+  amt_wait_marker (f->rtcp_in, MARKER_SSRC);
 }
 
 static GstStructure *
@@ -544,22 +538,6 @@ GST_START_TEST (test_forged_feedback_dropped)
 }
 GST_END_TEST;
 
-/* rtpsession knows ssrc (the element let some RTCP of it through). */
-static gboolean
-is_member (Fixture * f, guint32 ssrc)
-{
-  GstElement *rtpbin = gst_bin_get_by_name (GST_BIN (f->sink), "rtpbin");
-  GObject *session = NULL, *src = NULL;
-
-  g_signal_emit_by_name (rtpbin, "get-internal-session", 0, &session);
-  g_signal_emit_by_name (session, "get-source-by-ssrc", ssrc, &src);
-  g_object_unref (session);
-  gst_object_unref (rtpbin);
-  if (src)
-    g_object_unref (src);
-  return src != NULL;
-}
-
 static guint64
 unproven_full (Fixture * f)
 {
@@ -597,28 +575,28 @@ GST_START_TEST (test_unproven_budget)
   send_rr (&f, MARKER_SSRC, FALSE, 0, 0, NULL, 0, NULL, 0);
   for (i = 0; i < 3; i++)
     send_unproven (&f, NULL, 0x0d000000 + i);
-  fail_unless (is_member (&f, 0x0d000002));
+  fail_unless (amt_rtpbin_knows (f.sink, 0x0d000002));
   send_unproven (&f, "127.0.0.1", 0x0d000010);
   send_unproven (&f, "127.0.0.2", 0x0d000011);
-  fail_if (is_member (&f, 0x0d000010) || is_member (&f, 0x0d000011));
+  fail_if (amt_rtpbin_knows (f.sink, 0x0d000010) || amt_rtpbin_knows (f.sink, 0x0d000011));
   fail_unless_equals_int (unproven_full (&f), 2);
   /* a receiver that has heard us */
   fail_unless_equals_int (report_app (&f, "127.0.0.3", 0xAABBCCDD, 300000, 0), 300000);
-  fail_unless (is_member (&f, 0xAABBCCDD));
+  fail_unless (amt_rtpbin_knows (f.sink, 0xAABBCCDD));
   /* 0x0d000000 proves: room for one more */
   send_rr (&f, 0x0d000000, TRUE, 0, 0, NULL, 0, NULL, 0);
   send_unproven (&f, "127.0.0.2", 0x0d000012);
   send_unproven (&f, "127.0.0.2", 0x0d000013);
-  fail_unless (is_member (&f, 0x0d000012));
-  fail_if (is_member (&f, 0x0d000013));
+  fail_unless (amt_rtpbin_knows (f.sink, 0x0d000012));
+  fail_if (amt_rtpbin_knows (f.sink, 0x0d000013));
   fail_unless_equals_int (unproven_full (&f), 3);
   /* 31 s of silence: the unproven are forgotten (the marker too, and it counts again) */
   gst_test_clock_advance_time (f.clock, 31 * GST_SECOND);
   for (i = 0; i < 3; i++)
     send_unproven (&f, "127.0.0.4", 0x0d000020 + i);
   send_unproven (&f, "127.0.0.4", 0x0d000023);
-  fail_unless (is_member (&f, 0x0d000022));
-  fail_if (is_member (&f, 0x0d000023));
+  fail_unless (amt_rtpbin_knows (f.sink, 0x0d000022));
+  fail_if (amt_rtpbin_knows (f.sink, 0x0d000023));
   fail_unless_equals_int (unproven_full (&f), 4);
   fixture_clear (&f);
 }

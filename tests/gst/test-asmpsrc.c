@@ -591,15 +591,10 @@ GST_END_TEST;
 static void
 send_unproven (Fixture * f, const gchar * from, guint32 ssrc)
 {
-  GstBuffer *b = gst_rtcp_buffer_new (100), *seen;
+  GstBuffer *b = amt_rtcp_rr (ssrc);
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstRTCPPacket pkt;
-  gboolean sr;
 
-  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
-  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
-  gst_rtcp_packet_rr_set_ssrc (&pkt, ssrc);
-  gst_rtcp_buffer_unmap (&rtcp);
   amt_udp_send_from (b, f->port + 1, from);
   gst_buffer_unref (b);
   b = gst_rtcp_buffer_new (100);
@@ -609,28 +604,7 @@ send_unproven (Fixture * f, const gchar * from, guint32 ssrc)
   gst_rtcp_buffer_unmap (&rtcp);
   amt_udp_send (b, f->port + 1);
   gst_buffer_unref (b);
-  do {
-    seen = amt_wait_buffer (f->rtcp_in);
-    fail_unless (seen != NULL, "RTCP not received by asmpsrc");
-    sr = gst_am_rtcp_first_ssrc (seen) == SENDER_SSRC;
-    gst_buffer_unref (seen);
-  } while (!sr);
-}
-
-/* rtpsession knows ssrc (the element let some RTCP of it through). */
-static gboolean
-is_member (Fixture * f, guint32 ssrc)
-{
-  GstElement *rtpbin = gst_bin_get_by_name (GST_BIN (f->src), "rtpbin");
-  GObject *session = NULL, *src = NULL;
-
-  g_signal_emit_by_name (rtpbin, "get-internal-session", 0, &session);
-  g_signal_emit_by_name (session, "get-source-by-ssrc", ssrc, &src);
-  g_object_unref (session);
-  gst_object_unref (rtpbin);
-  if (src)
-    g_object_unref (src);
-  return src != NULL;
+  amt_wait_marker (f->rtcp_in, SENDER_SSRC);
 }
 
 static guint64
@@ -663,21 +637,21 @@ GST_START_TEST (test_unproven_budget)
   for (i = 0; i < 4; i++)
     send_unproven (&f, i % 2 ? "127.0.0.2" : "127.0.0.3", 0x0e000000 + i);
   send_unproven (&f, "127.0.0.4", 0x0e000010);
-  fail_unless (is_member (&f, 0x0e000003));
-  fail_if (is_member (&f, 0x0e000010));
+  fail_unless (amt_rtpbin_knows (f.src, 0x0e000003));
+  fail_if (amt_rtpbin_knows (f.src, 0x0e000010));
   fail_unless_equals_int (unproven_full (&f), 1);
   /* a peer that has heard the sender's SR */
   send_sr (&f, NULL, 0, NULL, 0);
   send_peer_report (&f, 0x0badcafe, 400e3);
-  fail_unless (is_member (&f, 0x0badcafe));
+  fail_unless (amt_rtpbin_knows (f.src, 0x0badcafe));
   fail_unless_equals_int (unproven_full (&f), 1);
   /* 31 s of silence: room again */
   gst_test_clock_advance_time (f.clock, 31 * GST_SECOND);
   for (i = 0; i < 4; i++)
     send_unproven (&f, "127.0.0.4", 0x0e000020 + i);
   send_unproven (&f, "127.0.0.4", 0x0e000024);
-  fail_unless (is_member (&f, 0x0e000023));
-  fail_if (is_member (&f, 0x0e000024));
+  fail_unless (amt_rtpbin_knows (f.src, 0x0e000023));
+  fail_if (amt_rtpbin_knows (f.src, 0x0e000024));
   fail_unless_equals_int (unproven_full (&f), 2);
   fixture_clear (&f);
 }

@@ -260,13 +260,7 @@ GST_START_TEST (test_stream_guard)
   fixture_start (&f);
   send_stream0 (&f, 100, 10);
   for (i = 0; i < 20; i++) {
-    GstBuffer *b = gst_rtcp_buffer_new (100);
-    GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
-    GstRTCPPacket pkt;
-    gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
-    fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
-    gst_rtcp_packet_rr_set_ssrc (&pkt, 0x0f000000 + i);
-    gst_rtcp_buffer_unmap (&rtcp);
+    GstBuffer *b = amt_rtcp_rr (0x0f000000 + i);
     amt_udp_send (b, f.port[0] + 1);
     gst_buffer_unref (b);
   }
