@@ -29,9 +29,10 @@ and querier tests found a link-held target too noisy). Checks:
     bound to the honest receiver's address, gstamguard.c), c. app-limited and rtcp-host-full,
     d. rtcp-malformed + app-malformed, f. rtcp-unproven-full (the unproven-member budget,
     gstamguard.c); each by at least COUNT_SHARE of what was sent;
-  - f. at the sender and at each receiver the budget dropped RTCP (rtcp-unproven-full) and the
-    RTCP interval rtpsession computes stayed below INTERVAL_MAX_S; the sender counts both
-    honest receivers through the phase;
+  - f. at the sender and at each receiver the budget dropped RTCP (rtcp-unproven-full), the
+    RTCP interval rtpsession computes stayed below INTERVAL_MAX_S and so did every gap between
+    the node's own RTCP packets (one stats message each) from the phase to the end of the tail;
+    the sender counts both honest receivers through the phase;
   - e. each receiver's thread count grows by at most THREAD_GROWTH (asmpsrc's max-streams and
     the per-host cap of new SSRCs);
   - sender and receivers run to the end without errors, both receivers decode video and the
@@ -85,8 +86,9 @@ SR_COUNT = 200             # phase e: 50/s
 MANY_ADDRS = 64            # phase f: the attacker's extra addresses, MANY_NET.1 ...
 MANY_NET = '10.77.200'     # inside the testbed's 10.77/16 (the receivers' reverse path)
 MANY_PPS = 100             # phase f: 800 new SSRCs, 12-13 per address (< 32 per host)
-# phase f: the RTCP interval (rtcp-interval-s) at the sender and the receivers; unbounded, the
-# new members stretch it to tens of seconds (issue 14: 1 s -> 40 s)
+# phase f: the RTCP interval (rtcp-interval-s) at the sender and the receivers, and the longest
+# a node goes without sending RTCP; unbounded, the new members stretch the interval to tens of
+# seconds (issue 14: 1 s -> 40 s) and the receivers fall silent
 INTERVAL_MAX_S = 5.0
 # a receiver's thread growth in phase e: measured +14 with the phase alone (the per-host cap
 # admits 32 new SSRCs, max-streams 8 streams), 0 after phase c has filled the cap; unprotected
@@ -509,10 +511,15 @@ def evaluate_many(s, stats, sent, addrs):
     for n, st in nodes.items():
         before = [c['rtcp-interval-s'] for t, c in st if start + BASE[0] <= t < start + f0]
         after = [c['rtcp-interval-s'] for t, c in st if start + f0 <= t < start + TAIL[1]]
+        sent_at = [start + f0] + [t for t, c in st if start + f0 <= t < start + TAIL[1]]
+        gap = max(b - a for a, b in zip(sent_at, sent_at[1:] + [start + TAIL[1]]))
         dropped = rise(st, 'rtcp-unproven-full', start + f0, start + f1)
         print(f'# phase f at {n}: rtcp-unproven-full +{dropped:.0f} of {sent}; RTCP interval '
               f'{max(before, default=float("nan")):.2f} s before, at most '
-              f'{max(after, default=float("nan")):.2f} s from the phase to the end')
+              f'{max(after, default=float("nan")):.2f} s from the phase to the end; longest '
+              f'without sending RTCP {gap:.2f} s')
+        check(gap <= INTERVAL_MAX_S, f'phase f: {n} sent RTCP at least every {INTERVAL_MAX_S} s '
+              f'(longest gap {gap:.2f} s)')
         if n != 'sender':
             check(dropped >= COUNT_SHARE * sent and dropped > 0, f'phase f: {n}\'s '
                   f'rtcp-unproven-full rose by {dropped:.0f} (sent {sent})')
