@@ -172,17 +172,20 @@ amt_wait_buffer (GAsyncQueue * q)
   return g_async_queue_timeout_pop (q, 5 * G_USEC_PER_SEC);
 }
 
-/* A compound RTCP packet of one RR from ssrc, without report blocks. */
+/* A compound RTCP packet (room for 1400 bytes) of one RR from ssrc, with a report block about
+ * `about` (highest sequence number ehs, LSR lsr, DLSR 0) unless about is 0. */
 static inline GstBuffer *
-amt_rtcp_rr (guint32 ssrc)
+amt_rtcp_rr (guint32 ssrc, guint32 about, guint32 ehs, guint32 lsr)
 {
-  GstBuffer *b = gst_rtcp_buffer_new (100);
+  GstBuffer *b = gst_rtcp_buffer_new (1400);
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstRTCPPacket pkt;
 
   gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
   fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
   gst_rtcp_packet_rr_set_ssrc (&pkt, ssrc);
+  if (about)
+    fail_unless (gst_rtcp_packet_add_rb (&pkt, about, 0, 0, ehs, 0, lsr, 0));
   gst_rtcp_buffer_unmap (&rtcp);
   return b;
 }

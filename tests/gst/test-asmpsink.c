@@ -209,7 +209,7 @@ send_rr_from (Fixture * f, const gchar * from, guint32 rx_ssrc, gboolean block, 
   }
   /* the element may drop it, and then no later probe sees it: send a marker RR behind it and
    * wait for that */
-  b = amt_rtcp_rr (MARKER_SSRC);
+  b = amt_rtcp_rr (MARKER_SSRC, 0, 0, 0);
   amt_udp_send (b, f->port + 1);
   gst_buffer_unref (b);
   amt_wait_marker (f->rtcp_in, MARKER_SSRC);

@@ -591,7 +591,7 @@ GST_END_TEST;
 static void
 send_unproven (Fixture * f, const gchar * from, guint32 ssrc)
 {
-  GstBuffer *b = amt_rtcp_rr (ssrc);
+  GstBuffer *b = amt_rtcp_rr (ssrc, 0, 0, 0);
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstRTCPPacket pkt;
 

@@ -260,7 +260,7 @@ GST_START_TEST (test_stream_guard)
   fixture_start (&f);
   send_stream0 (&f, 100, 10);
   for (i = 0; i < 20; i++) {
-    GstBuffer *b = amt_rtcp_rr (0x0f000000 + i);
+    GstBuffer *b = amt_rtcp_rr (0x0f000000 + i, 0, 0, 0);
     amt_udp_send (b, f.port[0] + 1);
     gst_buffer_unref (b);
   }
