@@ -318,6 +318,7 @@ start_locked (GstAsmpSink * self)
   cfg.max_bps = self->max_bps;
   cfg.rtcp_interval_ms = self->rtcp_interval_ms;
   cfg.max_ssrcs_per_host = self->max_ssrcs_per_host;
+  cfg.max_unproven_members = self->max_unproven_members;
   cfg.receiver_timeout_ms = self->receiver_timeout_ms;
   self->cc = gst_am_cc_sender_new (&cfg, gst_am_now ());
   if (!self->cc) {
@@ -437,6 +438,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
   self->media_bps = DEFAULT_INITIAL_BPS;
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
   self->max_ssrcs_per_host = GST_AM_GUARD_MAX_PER_HOST;
+  self->max_unproven_members = GST_AM_GUARD_MAX_UNPROVEN;
   self->pacing = DEFAULT_PACING;
   self->pacing_factor = DEFAULT_PACING_FACTOR;
   self->max_pacing_delay_ms = DEFAULT_MAX_PACING_DELAY_MS;

@@ -347,6 +347,7 @@ start_locked (GstAsmpSrc * self)
 
   cfg.rtcp_interval_ms = self->rtcp_interval_ms;
   cfg.max_ssrcs_per_host = self->max_ssrcs_per_host;
+  cfg.max_unproven_members = self->max_unproven_members;
   cfg.clock_rate = clock_rate > 0 ? clock_rate : 90000;
   if (!self->group_protocol)    /* in a group the group lends its receiver to one stream */
     self->cc = gst_am_cc_receiver_new (&cfg, gst_am_now (), gst_am_internal_ssrc (self->rtpbin));
@@ -449,6 +450,7 @@ gst_asmp_src_init (GstAsmpSrc * self)
   self->caps = gst_caps_from_string (DEFAULT_CAPS);
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
   self->max_ssrcs_per_host = GST_AM_GUARD_MAX_PER_HOST;
+  self->max_unproven_members = GST_AM_GUARD_MAX_UNPROVEN;
   self->latency_ms = DEFAULT_LATENCY_MS;
   self->seqext = g_hash_table_new_full (NULL, NULL, NULL, g_free);
 
