@@ -672,7 +672,8 @@ gst_am_srtp_install_property (GObjectClass * klass, guint prop_id)
           "(RFC 3711) as 60 hex digits, srtpenc's key; every member of the group sets the same. "
           "RTP and RTCP are then encrypted and authenticated; packets that fail authentication "
           "(forged, replayed, another key) are dropped and counted (srtp-rtp-rejected, "
-          "srtp-rtcp-rejected in the stats). A group key keeps out who does not hold it, not a "
+          "srtp-rtcp-rejected in the stats); with FEC the parity carries an HMAC tag under the "
+          "same key (srtp-fec-rejected). A group key keeps out who does not hold it, not a "
           "member forging another (docs/security.md). Empty: off. Write-only; read at NULL -> "
           "READY, where a malformed key is an error", NULL,
           G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
