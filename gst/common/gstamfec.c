@@ -421,8 +421,11 @@ mark_seen (GstAmFecRecv * f, guint16 seq)
   return was;
 }
 
-/* f->state[]: seq | REBUILT << 16 (passed on), or DELIVERED << 16 (and authenticated) */
-enum { REBUILT = 1, DELIVERED = 2 };
+/* f->state[]: seq | what became of the first packet the decoder passed on for it << 16.
+ * PASSED: gone on, the original had not arrived (a rebuilt copy); ARRIVED: gone on, the
+ * original had arrived (that copy or the original itself: byte for byte the same);
+ * DELIVERED: a PASSED one got through authentication (lib/cc did not count it); DONE: counted. */
+enum { PASSED = 1, ARRIVED, DELIVERED, DONE };
 
 static gboolean
 same_bytes (GstBuffer * a, GstBuffer * b)
@@ -445,76 +448,75 @@ on_dec_in (gpointer p, GstBuffer * b)
   GstAmFecRecv *f = p;
   GstAmRtpInfo info;
   GstBuffer *out;
-  gboolean arrived_late = FALSE;
 
   if (gst_am_rtp_read (b, &info)) {
-    guint i = info.seq % GST_AM_FEC_KEEP;
     g_mutex_lock (&f->lock);
     f->media_in++;
     f->ssrc = info.ssrc;
     if (mark_seen (f, info.seq))
       f->late++;                /* it arrived after we had rebuilt it */
-    arrived_late = f->state[i] == (DELIVERED << 16 | info.seq) && same_bytes (f->rebuilt[i], b);
-    gst_buffer_replace (&f->kept[i], b);
+    gst_buffer_replace (&f->kept[info.seq % GST_AM_FEC_KEEP], b);
     g_mutex_unlock (&f->lock);
   }
-  if (arrived_late && f->on_late)
-    f->on_late (f->user, b, gst_am_now ());
   out = fold (b);
   gst_buffer_unref (b);
   return out;
 }
 
-/* What the decoder passes on: the packet as it arrived, or a rebuilt one. An original that
- * arrives after its rebuilt copy passed authentication is dropped here (srtpdec would count
- * it as a replay; the jitter buffer would drop it). */
+/* What the decoder passes on, unfolded. The decoder passes on what arrived and what it rebuilt,
+ * in whatever order the media's and the parity's socket threads reach it (the parity often
+ * overtakes the row's last packet, which is then rebuilt before it is read): per sequence number
+ * the first packet goes on, a later one that is that packet byte for byte is dropped (srtpdec
+ * would count it as a replay; the jitter buffer would drop it), one that differs (forged, or a
+ * copy spoilt by forged media) goes on: srtpdec decides. */
 static GstBuffer *
 on_dec_out (gpointer p, GstBuffer * b)
 {
   GstAmFecRecv *f = p;
   GstRTPBuffer r = GST_RTP_BUFFER_INIT;
-  GstBuffer *kept, *out, *copy;
+  GstBuffer *out, *kept = NULL;
   guint16 seq;
-  guint32 ssrc;
+  guint32 ssrc, *st;
+  guint i;
+  gboolean again, late = FALSE;
 
   if (!gst_rtp_buffer_map (b, GST_MAP_READ, &r))
     return b;
   seq = gst_rtp_buffer_get_seq (&r);
   gst_rtp_buffer_unmap (&r);
+  i = seq % GST_AM_FEC_KEEP;
   g_mutex_lock (&f->lock);
   f->media_out++;
-  kept = f->kept[seq % GST_AM_FEC_KEEP];
-  if (kept) {
-    GstRTPBuffer k = GST_RTP_BUFFER_INIT;
-    gboolean same = gst_rtp_buffer_map (kept, GST_MAP_READ, &k)
-        && gst_rtp_buffer_get_seq (&k) == seq;
-    if (k.buffer)
-      gst_rtp_buffer_unmap (&k);
-    if (same) {
-      f->kept[seq % GST_AM_FEC_KEEP] = NULL;    /* our ref moves to the output */
-      if (f->state[seq % GST_AM_FEC_KEEP] == (DELIVERED << 16 | seq)) {
-        g_mutex_unlock (&f->lock);
-        gst_buffer_unref (kept);
-        return NULL;
-      }
-      g_mutex_unlock (&f->lock);
-      gst_buffer_unref (b);
-      return kept;
-    }
-  }
   if (!mark_seen (f, seq))
     f->recovered++;
   ssrc = f->ssrc;
   g_mutex_unlock (&f->lock);
   out = unfold (b, ssrc);
-  gst_buffer_unref (b);
-  copy = gst_buffer_copy_deep (out);   /* srtpdec works on out in place */
   g_mutex_lock (&f->lock);
-  f->state[seq % GST_AM_FEC_KEEP] = REBUILT << 16 | seq;
-  gst_buffer_replace (&f->rebuilt[seq % GST_AM_FEC_KEEP], copy);
-  gst_buffer_unref (copy);
+  st = &f->state[i];
+  again = (*st & 0xffff) == seq && (*st >> 16) && same_bytes (f->passed[i], out);
+  if (again) {
+    late = *st >> 16 == DELIVERED;      /* the original, after its copy got through */
+    if (late)
+      *st = DONE << 16 | seq;
+    else if (*st >> 16 == PASSED)
+      *st = ARRIVED << 16 | seq;
+  } else if ((*st & 0xffff) != seq || !(*st >> 16)) {
+    GstBuffer *copy = gst_buffer_copy_deep (out);       /* srtpdec works on out in place */
+    kept = f->kept[i];
+    *st = (kept && same_bytes (kept, out) ? ARRIVED : PASSED) << 16 | seq;
+    gst_buffer_replace (&f->passed[i], copy);
+    gst_buffer_unref (copy);
+  }
   g_mutex_unlock (&f->lock);
-  return out;
+  if (!again) {
+    gst_buffer_unref (b);
+    return out;
+  }
+  if (late && f->on_late)
+    f->on_late (f->user, out, gst_am_now ());
+  gst_buffer_unref (out);
+  return NULL;                  /* b dropped */
 }
 
 static GstPadProbeReturn
@@ -615,7 +617,7 @@ gst_am_fec_recv_clear (GstAmFecRecv * f)
 
   for (i = 0; i < GST_AM_FEC_KEEP; i++) {
     gst_clear_buffer (&f->kept[i]);
-    gst_clear_buffer (&f->rebuilt[i]);
+    gst_clear_buffer (&f->passed[i]);
   }
   if (f->dec)
     g_mutex_clear (&f->lock);
@@ -655,15 +657,16 @@ gst_am_fec_recv_add_stats (GstAmFecRecv * f, GstStructure * st)
 gboolean
 gst_am_fec_recv_take_rebuilt (GstAmFecRecv * f, guint16 seq)
 {
-  guint32 *slot = &f->state[seq % GST_AM_FEC_KEEP];
-  gboolean was;
+  guint32 *st = &f->state[seq % GST_AM_FEC_KEEP];
+  gboolean rebuilt_only = FALSE;
 
   if (!f->dec)
     return FALSE;
   g_mutex_lock (&f->lock);
-  was = *slot == (REBUILT << 16 | seq);
-  if (was)
-    *slot = DELIVERED << 16 | seq;
+  if (*st == (PASSED << 16 | seq) || *st == (ARRIVED << 16 | seq)) {
+    rebuilt_only = *st >> 16 == PASSED;
+    *st = (rebuilt_only ? DELIVERED : DONE) << 16 | seq;
+  }
   g_mutex_unlock (&f->lock);
-  return was;
+  return rebuilt_only;
 }

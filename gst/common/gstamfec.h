@@ -72,9 +72,9 @@ typedef struct {
   guint32 seen[GST_AM_FEC_SEEN_WINDOW];       /* 0x10000 | seq of the packets seen */
 
 #define GST_AM_FEC_KEEP 512
-  GstBuffer *kept[GST_AM_FEC_KEEP];           /* media as they arrived, by seq, until passed on */
-  GstBuffer *rebuilt[GST_AM_FEC_KEEP];        /* rebuilt packets as passed on, by seq */
-  guint32 state[GST_AM_FEC_KEEP];             /* seq | REBUILT or DELIVERED << 16 (gstamfec.c) */
+  GstBuffer *kept[GST_AM_FEC_KEEP];           /* media as they arrived, by seq */
+  GstBuffer *passed[GST_AM_FEC_KEEP];         /* the first packet passed on per seq (a copy) */
+  guint32 state[GST_AM_FEC_KEEP];             /* seq | its rebuilt copy's fate << 16 (gstamfec.c) */
   /* an original that arrives after its rebuilt copy passed authentication, and is that copy
    * byte for byte: it arrived (lib/cc counts it), authentic; called without our lock */
   void (*on_late) (gpointer user, GstBuffer * original, gint64 now);
@@ -92,10 +92,10 @@ void gst_am_fec_recv_add_stats (GstAmFecRecv * f, GstStructure * st);
  * see only the video's share and pull the target down by the FEC share round after round). */
 guint64 gst_am_fec_recv_take_bytes (GstAmFecRecv * f);
 /* For each packet after authentication (the decoder's RTP, srtp-key or not): TRUE if FEC
- * rebuilt it (lib/cc measures the loss before recovery: not this copy). An original that
- * arrives after its rebuilt copy was taken here goes to on_late if it is that copy byte for
- * byte, and is dropped before the decoder's output either way (srtpdec would count it as a
- * replay). */
+ * rebuilt it and it did not arrive (lib/cc measures the loss before recovery: not this copy).
+ * An original that comes out of the decoder after its rebuilt copy, that copy byte for byte, is
+ * dropped there: before the copy passed, the copy is counted here as the arrival (FALSE); after,
+ * the original goes to on_late. */
 gboolean gst_am_fec_recv_take_rebuilt (GstAmFecRecv * f, guint16 seq);
 
 G_END_DECLS
