@@ -74,7 +74,7 @@ typedef struct {
 #define GST_AM_FEC_KEEP 512
   GstBuffer *kept[GST_AM_FEC_KEEP];           /* media as they arrived, by seq */
   GstBuffer *passed[GST_AM_FEC_KEEP];         /* the first packet passed on per seq (a copy) */
-  guint32 state[GST_AM_FEC_KEEP];             /* seq | its rebuilt copy's fate << 16 (gstamfec.c) */
+  guint32 state[GST_AM_FEC_KEEP];             /* seq | what became of passed[] << 16 (gstamfec.c) */
   /* an original that arrives after its rebuilt copy passed authentication, and is that copy
    * byte for byte: it arrived (lib/cc counts it), authentic; called without our lock */
   void (*on_late) (gpointer user, GstBuffer * original, gint64 now);
