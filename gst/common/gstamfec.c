@@ -408,8 +408,8 @@ gst_am_fec_send_add_stats (GstAmFecSend * f, GstStructure * st)
 
 /* ---------------------------------------------------------------- receiver */
 
-/* The decoder gets each media packet folded (fold above) and passes on, for one that arrived,
- * the packet as it arrived (kept by sequence number), for a rebuilt one its unfolded form. */
+/* The decoder gets each media packet folded (fold above); what it passes on is unfolded, and
+ * the packets as they arrived are kept by sequence number to tell an arrival from a copy. */
 
 /* Marks seq in the window of recent sequence numbers; TRUE if it was there already. */
 static gboolean
