@@ -58,6 +58,16 @@ fold (GstBuffer * in)
   return out;
 }
 
+/* fold, taking b's ref */
+static GstBuffer *
+fold_take (GstBuffer * b)
+{
+  GstBuffer *out = fold (b);
+
+  gst_buffer_unref (b);
+  return out;
+}
+
 /* The original of a folded packet, its SSRC ssrc. */
 static GstBuffer *
 unfold (GstBuffer * in, guint32 ssrc)
@@ -178,7 +188,6 @@ send_fold (gpointer p, GstBuffer * b)
 {
   GstAmFecSend *f = p;
   GstAmRtpInfo info;
-  GstBuffer *out;
 
   if (gst_am_rtp_read (b, &info)) {
     g_mutex_lock (&f->lock);
@@ -186,9 +195,7 @@ send_fold (gpointer p, GstBuffer * b)
     f->media_packets++;
     g_mutex_unlock (&f->lock);
   }
-  out = fold (b);
-  gst_buffer_unref (b);
-  return out;
+  return fold_take (b);
 }
 
 /* media out of the encoder: as it came in */
@@ -447,7 +454,6 @@ on_dec_in (gpointer p, GstBuffer * b)
 {
   GstAmFecRecv *f = p;
   GstAmRtpInfo info;
-  GstBuffer *out;
 
   if (gst_am_rtp_read (b, &info)) {
     g_mutex_lock (&f->lock);
@@ -458,9 +464,7 @@ on_dec_in (gpointer p, GstBuffer * b)
     gst_buffer_replace (&f->kept[info.seq % GST_AM_FEC_KEEP], b);
     g_mutex_unlock (&f->lock);
   }
-  out = fold (b);
-  gst_buffer_unref (b);
-  return out;
+  return fold_take (b);
 }
 
 /* What the decoder passes on, unfolded. The decoder passes on what arrived and what it rebuilt,
