@@ -288,7 +288,8 @@ start_locked (GstAsmpSink * self)
 {
   GstAmCcConfig cfg = { 0 };
   GError *err = NULL;
-  gboolean mc = gst_am_address_is_multicast (self->net.address);
+  gboolean mc = gst_am_address_is_multicast (self->net.address), ok;
+  GBytes *key;
 
   if (!gst_am_srtp_start (self->srtp))
     return FALSE;               /* the key is not one: error posted */
@@ -305,8 +306,12 @@ start_locked (GstAsmpSink * self)
   gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
   GST_INFO_OBJECT (self, "sending to %s:%d (%s), RTCP on %d", self->net.address,
       self->net.port, mc ? "multicast" : "unicast", self->net.port + 1);
-  if (!gst_asmp_sink_fec_start (&self->fec, GST_ELEMENT (self), self->rtpbin, &self->net,
-          gst_am_now ()))
+  key = gst_am_srtp_get_key (self->srtp);
+  ok = gst_asmp_sink_fec_start (&self->fec, GST_ELEMENT (self), self->rtpbin, &self->net, key,
+      gst_am_now ());
+  if (key)
+    g_bytes_unref (key);
+  if (!ok)
     return FALSE;
   cfg.protocol = self->group_protocol ? self->group_protocol
       : gst_am_protocol_get (self->protocol);

@@ -147,7 +147,9 @@ gst_asmp_src_install_properties (GObjectClass * gobject_class)
   props[PROP_FEC] = g_param_spec_boolean ("fec", "FEC",
       "Join fec-address (SMPTE 2022-1 column FEC on port + 2, row FEC on port + 4, as asmpsink "
       "fec=auto|fixed sends them) and rebuild lost packets before the jitter buffer; stats "
-      "count fec-packets-received and fec-recovered", FALSE,
+      "count fec-packets-received and fec-recovered. With srtp-key the parity must carry its "
+      "tag under that key (else dropped, srtp-fec-rejected) and rebuilt packets pass srtpdec "
+      "like any other", FALSE,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   props[PROP_FEC_ADDRESS] = g_param_spec_string ("fec-address", "FEC group",
       "Multicast group of the FEC streams (required with fec=true)", NULL,
