@@ -224,6 +224,21 @@ amt_rtpbin_knows (GstElement * bin, guint32 ssrc)
   return src != NULL;
 }
 
+/* The same, waiting up to 5 s for it: the probes the tests wait on fire before rtpbin's chain
+ * function runs (same thread), so a check right after may run ahead of rtpbin (test-asmpsink's
+ * test_unproven_budget failed so under load). A negative check needs a later packet waited on
+ * instead (a marker behind it). */
+static inline gboolean
+amt_rtpbin_learns (GstElement * bin, guint32 ssrc)
+{
+  for (guint i = 0; i < 5000; i++) {
+    if (amt_rtpbin_knows (bin, ssrc))
+      return TRUE;
+    g_usleep (1000);
+  }
+  return FALSE;
+}
+
 /* Finds the first APP packet with this name in a compound RTCP buffer; copies its payload. */
 static inline gboolean
 amt_find_app (GstBuffer * rtcp_buf, const gchar * name, guint8 * subtype, guint32 * ssrc,

@@ -575,19 +575,19 @@ GST_START_TEST (test_unproven_budget)
   send_rr (&f, MARKER_SSRC, FALSE, 0, 0, NULL, 0, NULL, 0);
   for (i = 0; i < 3; i++)
     send_unproven (&f, NULL, 0x0d000000 + i);
-  fail_unless (amt_rtpbin_knows (f.sink, 0x0d000002));
+  fail_unless (amt_rtpbin_learns (f.sink, 0x0d000002));
   send_unproven (&f, "127.0.0.1", 0x0d000010);
   send_unproven (&f, "127.0.0.2", 0x0d000011);
   fail_if (amt_rtpbin_knows (f.sink, 0x0d000010) || amt_rtpbin_knows (f.sink, 0x0d000011));
   fail_unless_equals_int (unproven_full (&f), 2);
   /* a receiver that has heard us */
   fail_unless_equals_int (report_app (&f, "127.0.0.3", 0xAABBCCDD, 300000, 0), 300000);
-  fail_unless (amt_rtpbin_knows (f.sink, 0xAABBCCDD));
+  fail_unless (amt_rtpbin_learns (f.sink, 0xAABBCCDD));
   /* 0x0d000000 proves: room for one more */
   send_rr (&f, 0x0d000000, TRUE, 0, 0, NULL, 0, NULL, 0);
   send_unproven (&f, "127.0.0.2", 0x0d000012);
   send_unproven (&f, "127.0.0.2", 0x0d000013);
-  fail_unless (amt_rtpbin_knows (f.sink, 0x0d000012));
+  fail_unless (amt_rtpbin_learns (f.sink, 0x0d000012));
   fail_if (amt_rtpbin_knows (f.sink, 0x0d000013));
   fail_unless_equals_int (unproven_full (&f), 3);
   /* 31 s of silence: the unproven are forgotten (the marker too, and it counts again) */
@@ -595,7 +595,7 @@ GST_START_TEST (test_unproven_budget)
   for (i = 0; i < 3; i++)
     send_unproven (&f, "127.0.0.4", 0x0d000020 + i);
   send_unproven (&f, "127.0.0.4", 0x0d000023);
-  fail_unless (amt_rtpbin_knows (f.sink, 0x0d000022));
+  fail_unless (amt_rtpbin_learns (f.sink, 0x0d000022));
   fail_if (amt_rtpbin_knows (f.sink, 0x0d000023));
   fail_unless_equals_int (unproven_full (&f), 4);
   fixture_clear (&f);

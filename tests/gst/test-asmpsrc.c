@@ -637,20 +637,20 @@ GST_START_TEST (test_unproven_budget)
   for (i = 0; i < 4; i++)
     send_unproven (&f, i % 2 ? "127.0.0.2" : "127.0.0.3", 0x0e000000 + i);
   send_unproven (&f, "127.0.0.4", 0x0e000010);
-  fail_unless (amt_rtpbin_knows (f.src, 0x0e000003));
+  fail_unless (amt_rtpbin_learns (f.src, 0x0e000003));
   fail_if (amt_rtpbin_knows (f.src, 0x0e000010));
   fail_unless_equals_int (unproven_full (&f), 1);
   /* a peer that has heard the sender's SR */
   send_sr (&f, NULL, 0, NULL, 0);
   send_peer_report (&f, 0x0badcafe, 400e3);
-  fail_unless (amt_rtpbin_knows (f.src, 0x0badcafe));
+  fail_unless (amt_rtpbin_learns (f.src, 0x0badcafe));
   fail_unless_equals_int (unproven_full (&f), 1);
   /* 31 s of silence: room again */
   gst_test_clock_advance_time (f.clock, 31 * GST_SECOND);
   for (i = 0; i < 4; i++)
     send_unproven (&f, "127.0.0.4", 0x0e000020 + i);
   send_unproven (&f, "127.0.0.4", 0x0e000024);
-  fail_unless (amt_rtpbin_knows (f.src, 0x0e000023));
+  fail_unless (amt_rtpbin_learns (f.src, 0x0e000023));
   fail_if (amt_rtpbin_knows (f.src, 0x0e000024));
   fail_unless_equals_int (unproven_full (&f), 2);
   fixture_clear (&f);
