@@ -156,15 +156,15 @@ class Receiver:
         return struct.pack('!BBHIII', 1, 0x80, round(min(1.0, p) * 65535), self.hi,
                            self.hi_ts, hold)
 
-    def ack(self, now_ns, holes=()):
+    def ack(self, now_ns, holes=(), loss=None):
         """The 24 bytes of an ACK (subtype 1): bit i of the bitmap is hi - 1 - i; the sequence
-        numbers whose value mod 10 is in `holes` are claimed lost."""
+        numbers whose value mod 10 is in `holes` are claimed lost, and p is `loss` if given."""
         bm = self.bitmap
         for k in range(32):
             if (self.hi - 1 - k) % 10 in holes:
                 bm &= ~(1 << k)
         self.unacked = 0
-        return self.feedback(now_ns) + struct.pack('!II', bm, self.received & 0xFFFFFFFF)
+        return self.feedback(now_ns, loss) + struct.pack('!II', bm, self.received & 0xFFFFFFFF)
 
 
 class Tap:
@@ -249,7 +249,8 @@ class PgmccAttacker(ta.Attacker):
                     if now >= nxt['ack'] and self.rx.unacked:
                         nxt['ack'] = now + ACK_GAP
                         self.send(self.proof(self.me) + ta.app(
-                            self.me, b'PGMC', 1, self.rx.ack(time.monotonic_ns(), HOLES)))
+                            self.me, b'PGMC', 1, self.rx.ack(time.monotonic_ns(), HOLES,
+                                                             self.a.consistent)))
                         self.acks += 1
                         self.first_ack = self.first_ack or self.rel()
                 elif phase == 'b' and now >= nxt['b']:
@@ -272,6 +273,7 @@ def attack_main(argv):
     p.add_argument('--local', required=True, help='own address (multicast interface)')
     p.add_argument('--start', type=float, required=True, help='the sender\'s start, epoch s')
     p.add_argument('--phases', default='ab', help='the attacks to run')
+    p.add_argument('--consistent', type=float, help='phase b: this p in the ACKs, not the true')
     PgmccAttacker(p.parse_args(argv)).run()
     return 0
 
@@ -282,7 +284,7 @@ if __name__ == '__main__' and len(sys.argv) > 1 and sys.argv[1] == 'attack':
 
 # ---------------------------------------------------------------- the test (root namespace)
 
-def session(run, phases):
+def session(run, phases, consistent=False):
     build = os.environ.get('AMCAST_BUILD', os.path.join(ta.TOP, 'build'))
     env = dict(os.environ)
     env.setdefault('GST_PLUGIN_PATH', os.path.join(build, 'gst'))
@@ -314,8 +316,8 @@ def session(run, phases):
                           '--max-bitrate', ta.MAX_BPS, '--no-ref', '--verbose'] + common,
                    log=logs['sender'], env=env)
         atk = t.run('atk', [sys.executable, os.path.abspath(__file__), 'attack', '--local',
-                            t.addr('atk'), '--start', f'{start:.3f}', '--phases', phases],
-                    log=logs['atk'])
+                            t.addr('atk'), '--start', f'{start:.3f}', '--phases', phases]
+                    + (['--consistent', str(FORGED_P)] if consistent else []), log=logs['atk'])
         seen = {n: False for n in rx}
         while time.monotonic() < t0 + ta.FIRST_FRAME_WAIT_S and not all(seen.values()):
             for n in rx:
@@ -327,7 +329,7 @@ def session(run, phases):
         rcs['sender'] = t.finish(tx, SEND_S + 30 - (time.monotonic() - t0))
         for n, p in rx.items():
             rcs[n] = t.finish(p, 30)
-    return {'start': start, 'phases': phases, 'rc': rcs,
+    return {'start': start, 'phases': phases, 'consistent': consistent, 'rc': rcs,
             'json': {n: el.last_json(logs[n]) for n in logs},
             'stats': ta.read_stats(logs['sender'])}
 
@@ -431,9 +433,9 @@ def evaluate(run, s):
                   f'{frames} frames (want >= 90 %)')
 
 
-def main(phases):
+def main(phases, consistent):
     def body(run):
-        s = session(run, phases)
+        s = session(run, phases, consistent)
         with open(os.path.join(run, 'session.json'), 'w') as f:
             json.dump(s, f)
         evaluate(run, s)
@@ -447,5 +449,10 @@ if __name__ == '__main__':
             evaluate(sys.argv[2], json.load(f))
         print(f'# amtest: checks={el.checks} failures={el.failures}')
         sys.exit(1 if el.failures else 0)
-    only = sys.argv[2] if len(sys.argv) == 3 and sys.argv[1] == '--only' else 'ab'
-    sys.exit(main(only))
+    # --only a / --only b: one attack; --consistent: phase b's liar states p 30 % in its ACKs too,
+    # matching its holes: not contained (above), its checks fail; a measurement, not a test
+    args = sys.argv[1:]
+    consistent = '--consistent' in args
+    args = [x for x in args if x != '--consistent']
+    only = args[1] if len(args) == 2 and args[0] == '--only' else 'ab'
+    sys.exit(main(only, consistent))
