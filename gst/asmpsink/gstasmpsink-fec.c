@@ -125,7 +125,7 @@ gst_asmp_sink_fec_add_stats (GstAsmpSinkFec * f, GstStructure * stats, guint med
 
 gboolean
 gst_asmp_sink_fec_start (GstAsmpSinkFec * f, GstElement * sink, GstElement * rtpbin,
-    const GstAmNetConfig * net, gint64 now)
+    const GstAmNetConfig * net, GBytes * key, gint64 now)
 {
   if (f->mode != GST_AM_FEC_OFF) {
     GstPad *up = gst_element_get_static_pad (rtpbin, "send_rtp_src_0");
@@ -142,7 +142,7 @@ gst_asmp_sink_fec_start (GstAsmpSinkFec * f, GstElement * sink, GstElement * rtp
     else
       gst_am_fec_send_request (&f->send, 0, 0);
     ok = up && gst_am_fec_send_setup (&f->send, GST_BIN (sink), up, net, f->address,
-        net->port);
+        net->port, key);
     gst_clear_object (&up);
     if (!ok)
       return FALSE;

@@ -41,10 +41,11 @@ gboolean gst_asmp_sink_fec_set_property (GstAsmpSinkFec * f, GParamSpec * pspec,
     const GValue * value);
 gboolean gst_asmp_sink_fec_get_property (GstAsmpSinkFec * f, GParamSpec * pspec,
     GValue * value);
-/* NULL->READY: checks the settings and puts the encoder after rtpbin's RTP out (fec != off);
- * FALSE with an error posted on sink. Restarts the counters. */
+/* NULL->READY: checks the settings and puts the encoder after rtpbin's RTP out (fec != off),
+ * its parity tagged under key (srtp-key's bytes, NULL: untagged); FALSE with an error posted on
+ * sink. Restarts the counters. */
 gboolean gst_asmp_sink_fec_start (GstAsmpSinkFec * f, GstElement * sink, GstElement * rtpbin,
-    const GstAmNetConfig * net, gint64 now);
+    const GstAmNetConfig * net, GBytes * key, gint64 now);
 /* FEC's share of the target now; fec=auto first asks lib/cc for the matrix for the worst loss
  * the receivers report (applied at a key frame). */
 gdouble gst_asmp_sink_fec_share (GstAsmpSinkFec * f, GstAmCcSender * cc, gint64 now);

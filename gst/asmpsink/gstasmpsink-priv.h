@@ -29,7 +29,8 @@ G_BEGIN_DECLS
 enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP,
   PROP_PROTOCOL, PROP_INITIAL_BITRATE, PROP_MIN_BITRATE, PROP_MAX_BITRATE,
-  PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_TRACE_DIR, PROP_SDP_FILE,
+  PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST,
+  PROP_MAX_UNPROVEN_MEMBERS, PROP_TRACE_DIR, PROP_SDP_FILE,
   PROP_STATS, PROP_RECEIVER_TIMEOUT, PROP_PACING, PROP_PACING_FACTOR, PROP_MAX_PACING_DELAY,
   PROP_RATE_MATCH, PROP_INTRA_REFRESH,
   N_PROPS                       /* then the FEC properties (gstasmpsink-fec.c) */
@@ -50,7 +51,7 @@ struct _GstAsmpSink {
   guint initial_bps, min_bps, max_bps, target_bps;
   GstElement *encoder_prop;
   guint rtcp_interval_ms, receiver_timeout_ms;
-  guint max_ssrcs_per_host;
+  guint max_ssrcs_per_host, max_unproven_members;
   gchar *trace_dir, *sdp_file;
   gboolean pacing;
   gdouble pacing_factor;

@@ -57,6 +57,9 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
     case PROP_MAX_SSRCS_PER_HOST:
       self->max_ssrcs_per_host = g_value_get_uint (value);
       break;
+    case PROP_MAX_UNPROVEN_MEMBERS:
+      self->max_unproven_members = g_value_get_uint (value);
+      break;
     case PROP_RECEIVER_TIMEOUT:
       self->receiver_timeout_ms = g_value_get_uint (value);
       break;
@@ -126,6 +129,7 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
     case PROP_MAX_SSRCS_PER_HOST: g_value_set_uint (value, self->max_ssrcs_per_host); break;
+    case PROP_MAX_UNPROVEN_MEMBERS: g_value_set_uint (value, self->max_unproven_members); break;
     case PROP_RECEIVER_TIMEOUT: g_value_set_uint (value, self->receiver_timeout_ms); break;
     case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
     case PROP_SDP_FILE: g_value_set_string (value, self->sdp_file); break;
@@ -197,6 +201,7 @@ gst_asmp_sink_install_properties (GObjectClass * gobject_class)
       "dropped (rtcp-host-full), so one host cannot grow the member count and the RTCP interval "
       "(docs/security.md). 0 = no limit (e.g. many test receivers on one host)", 0, G_MAXUINT,
       GST_AM_GUARD_MAX_PER_HOST, rw_ready);
+  props[PROP_MAX_UNPROVEN_MEMBERS] = gst_am_cc_unproven_param (rw_ready);
   props[PROP_RECEIVER_TIMEOUT] = g_param_spec_uint ("receiver-timeout", "Receiver timeout",
       "ASMP: a receiver silent this long (ms; no RR, no report) no longer holds the rate down; "
       "0 = 3 x the receivers' RTCP interval as rtpsession computes it for the group (at least "

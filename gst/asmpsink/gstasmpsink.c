@@ -288,7 +288,8 @@ start_locked (GstAsmpSink * self)
 {
   GstAmCcConfig cfg = { 0 };
   GError *err = NULL;
-  gboolean mc = gst_am_address_is_multicast (self->net.address);
+  gboolean mc = gst_am_address_is_multicast (self->net.address), ok;
+  GBytes *key;
 
   if (!gst_am_srtp_start (self->srtp))
     return FALSE;               /* the key is not one: error posted */
@@ -305,8 +306,12 @@ start_locked (GstAsmpSink * self)
   gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
   GST_INFO_OBJECT (self, "sending to %s:%d (%s), RTCP on %d", self->net.address,
       self->net.port, mc ? "multicast" : "unicast", self->net.port + 1);
-  if (!gst_asmp_sink_fec_start (&self->fec, GST_ELEMENT (self), self->rtpbin, &self->net,
-          gst_am_now ()))
+  key = gst_am_srtp_get_key (self->srtp);
+  ok = gst_asmp_sink_fec_start (&self->fec, GST_ELEMENT (self), self->rtpbin, &self->net, key,
+      gst_am_now ());
+  if (key)
+    g_bytes_unref (key);
+  if (!ok)
     return FALSE;
   cfg.protocol = self->group_protocol ? self->group_protocol
       : gst_am_protocol_get (self->protocol);
@@ -318,6 +323,7 @@ start_locked (GstAsmpSink * self)
   cfg.max_bps = self->max_bps;
   cfg.rtcp_interval_ms = self->rtcp_interval_ms;
   cfg.max_ssrcs_per_host = self->max_ssrcs_per_host;
+  cfg.max_unproven_members = self->max_unproven_members;
   cfg.receiver_timeout_ms = self->receiver_timeout_ms;
   self->cc = gst_am_cc_sender_new (&cfg, gst_am_now ());
   if (!self->cc) {
@@ -437,6 +443,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
   self->media_bps = DEFAULT_INITIAL_BPS;
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
   self->max_ssrcs_per_host = GST_AM_GUARD_MAX_PER_HOST;
+  self->max_unproven_members = GST_AM_GUARD_MAX_UNPROVEN;
   self->pacing = DEFAULT_PACING;
   self->pacing_factor = DEFAULT_PACING_FACTOR;
   self->max_pacing_delay_ms = DEFAULT_MAX_PACING_DELAY_MS;

@@ -17,7 +17,8 @@
 
 enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_RTCP_ADDRESS, PROP_TTL_MC,
-  PROP_LOOP, PROP_PROTOCOL, PROP_CAPS, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST, PROP_LATENCY,
+  PROP_LOOP, PROP_PROTOCOL, PROP_CAPS, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST,
+  PROP_MAX_UNPROVEN_MEMBERS, PROP_LATENCY,
   PROP_TRACE_DIR, PROP_STATS, PROP_FEC, PROP_FEC_ADDRESS, N_PROPS
 };
 #define PROP_SRTP_KEY N_PROPS   /* srtp-key (gst/common/gstamsrtp.c) */
@@ -37,7 +38,7 @@ struct _GstAsmpSrc {
   gint protocol;                /* GST_TYPE_AM_PROTOCOL: index into lib/cc's registry */
   GstCaps *caps;
   guint rtcp_interval_ms, latency_ms;
-  guint max_ssrcs_per_host;
+  guint max_ssrcs_per_host, max_unproven_members;
   gchar *trace_dir;
   gboolean traced;              /* traces opened since trace-dir was set (a re-join appends) */
 

@@ -33,6 +33,9 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
     case PROP_MAX_SSRCS_PER_HOST:
       self->max_ssrcs_per_host = g_value_get_uint (value);
       break;
+    case PROP_MAX_UNPROVEN_MEMBERS:
+      self->max_unproven_members = g_value_get_uint (value);
+      break;
     case PROP_LATENCY:
       self->latency_ms = g_value_get_uint (value);
       break;
@@ -75,6 +78,7 @@ gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_CAPS: gst_value_set_caps (value, self->caps); break;
     case PROP_RTCP_INTERVAL: g_value_set_uint (value, self->rtcp_interval_ms); break;
     case PROP_MAX_SSRCS_PER_HOST: g_value_set_uint (value, self->max_ssrcs_per_host); break;
+    case PROP_MAX_UNPROVEN_MEMBERS: g_value_set_uint (value, self->max_unproven_members); break;
     case PROP_LATENCY: g_value_set_uint (value, self->latency_ms); break;
     case PROP_TRACE_DIR: g_value_set_string (value, self->trace_dir); break;
     case PROP_FEC: g_value_set_boolean (value, self->fec); break;
@@ -129,6 +133,7 @@ gst_asmp_src_install_properties (GObjectClass * gobject_class)
       "dropped (rtcp-host-full), so one host cannot grow the member count and the RTCP interval "
       "(docs/security.md). 0 = no limit (e.g. many test receivers on one host)", 0, G_MAXUINT,
       GST_AM_GUARD_MAX_PER_HOST, rw_ready);
+  props[PROP_MAX_UNPROVEN_MEMBERS] = gst_am_cc_unproven_param (rw_ready);
   props[PROP_LATENCY] = g_param_spec_uint ("latency", "Latency",
       "Jitterbuffer latency (ms)", 0, G_MAXUINT, DEFAULT_LATENCY_MS, rw_ready);
   props[PROP_TRACE_DIR] = g_param_spec_string ("trace-dir", "Trace directory",
@@ -142,7 +147,9 @@ gst_asmp_src_install_properties (GObjectClass * gobject_class)
   props[PROP_FEC] = g_param_spec_boolean ("fec", "FEC",
       "Join fec-address (SMPTE 2022-1 column FEC on port + 2, row FEC on port + 4, as asmpsink "
       "fec=auto|fixed sends them) and rebuild lost packets before the jitter buffer; stats "
-      "count fec-packets-received and fec-recovered", FALSE,
+      "count fec-packets-received and fec-recovered. With srtp-key the parity must carry its "
+      "tag under that key (else dropped, srtp-fec-rejected) and rebuilt packets pass srtpdec "
+      "like any other", FALSE,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   props[PROP_FEC_ADDRESS] = g_param_spec_string ("fec-address", "FEC group",
       "Multicast group of the FEC streams (required with fec=true)", NULL,

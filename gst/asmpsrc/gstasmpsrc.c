@@ -12,12 +12,13 @@
  * receives.
  * fec=true: udpsrc (RTP) -> rtpst2022-1-fecdec -> rtpbin, fed by two udpsrcs on fec-address
  *         port + 2 (column FEC) and + 4 (row FEC): packets are rebuilt before the jitter
- *         buffer; lib/cc still sees what arrived (the loss before recovery, which FEC is sized
- *         for)
+ *         buffer; lib/cc still measures what arrived (the loss before recovery, which FEC is
+ *         sized for): the packets FEC did not rebuild (gst_am_fec_recv_take_rebuilt)
  * srtp-key: rtpbin's decoder (srtpdec) and RTCP encoder (srtpenc) are slots of
- *         gst/common/gstamsrtp.c; lib/cc and rd.txt see RTP after authentication (with FEC,
- *         lib/cc sees it as it arrives, before recovery and authentication: SMPTE 2022-1's
- *         own packets carry none), RTCP after authentication; our BYE is protected as our RRs */
+ *         gst/common/gstamsrtp.c; lib/cc and rd.txt see RTP after authentication (rebuilt
+ *         packets too: they are the originals byte for byte; the parity itself is checked
+ *         against srtp-key's tag before the decoder, gstamfec.h), RTCP after authentication;
+ *         our BYE is protected as our RRs */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -67,8 +68,8 @@ arm_early_locked (GstAsmpSrc * self, gint64 now)
 }
 
 /* ---- RTP arriving (udpsrc thread) ---- */
-/* cc: lib/cc measures it (what arrived); trace: rd.txt gets it (what reaches the jitter
- * buffer: with FEC, after recovery) */
+/* cc: lib/cc measures it unless FEC rebuilt it (what arrived); trace: rd.txt gets it (what
+ * reaches the jitter buffer: with FEC, after recovery) */
 static void
 process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now, gboolean cc, gboolean trace)
 {
@@ -77,6 +78,8 @@ process_rtp (GstAsmpSrc * self, GstBuffer * buf, gint64 now, gboolean cc, gboole
 
   if (!gst_am_rtp_read (buf, &info))
     return;                     /* not RTP: rtpbin drops it */
+  if (self->fec && gst_am_fec_recv_take_rebuilt (&self->fecrx, info.seq))
+    cc = FALSE;
   g_mutex_lock (self->lockp);
   if (info.has_extseq) {
     extseq = info.extseq;
@@ -118,24 +121,22 @@ rtp_probe (GstAsmpSrc * self, GstPadProbeInfo * info, gboolean cc, gboolean trac
   return GST_PAD_PROBE_OK;
 }
 
-/* fec=true: lib/cc measures what arrived, before FEC rebuilds anything (and so before
- * srtpdec, which sees the rebuilt stream) */
-static GstPadProbeReturn
-rtp_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+/* fec=true: a packet that arrived after FEC had rebuilt it, identical to the rebuilt copy
+ * that passed authentication: lib/cc counts its arrival */
+static void
+on_late (gpointer user, GstBuffer * original, gint64 now)
 {
-  GstAsmpSrc *self = user_data;
-
-  return self->fec ? rtp_probe (self, info, TRUE, FALSE) : GST_PAD_PROBE_OK;
+  process_rtp (user, original, now, TRUE, FALSE);
 }
 
 /* RTP that passed authentication (srtp-key; all of it when off), rebuilt packets included:
- * rd.txt, and lib/cc without FEC */
+ * rd.txt, and lib/cc (but for the rebuilt ones) */
 static GstPadProbeReturn
 rtp_plain_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   GstAsmpSrc *self = user_data;
 
-  return rtp_probe (self, info, !self->fec, TRUE);
+  return rtp_probe (self, info, TRUE, TRUE);
 }
 
 /* ---- RTCP from the group ---- */
@@ -330,9 +331,12 @@ start_locked (GstAsmpSrc * self)
   gst_am_net_setup_udpsink (self->rtcp_sink, &self->net, rtcp_to, self->net.port + 1);
   if (self->fec) {
     GstPad *up = gst_element_get_static_pad (self->rtp_src, "src");
+    GBytes *key = gst_am_srtp_get_key (self->srtp);
     gboolean ok = self->fec_address && gst_am_fec_recv_setup (&self->fecrx, GST_BIN (self), up,
-        &self->net, self->fec_address, self->net.port);
+        &self->net, self->fec_address, self->net.port, key);
     gst_object_unref (up);
+    if (key)
+      g_bytes_unref (key);
     if (!ok) {
       if (!self->fec_address)
         GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("fec=true needs fec-address"));
@@ -347,6 +351,7 @@ start_locked (GstAsmpSrc * self)
 
   cfg.rtcp_interval_ms = self->rtcp_interval_ms;
   cfg.max_ssrcs_per_host = self->max_ssrcs_per_host;
+  cfg.max_unproven_members = self->max_unproven_members;
   cfg.clock_rate = clock_rate > 0 ? clock_rate : 90000;
   if (!self->group_protocol)    /* in a group the group lends its receiver to one stream */
     self->cc = gst_am_cc_receiver_new (&cfg, gst_am_now (), gst_am_internal_ssrc (self->rtpbin));
@@ -440,7 +445,6 @@ static void
 gst_asmp_src_init (GstAsmpSrc * self)
 {
   GstBin *bin = GST_BIN (self);
-  GstPad *pad;
 
   g_mutex_init (&self->lock);
   self->lockp = &self->lock;
@@ -449,8 +453,11 @@ gst_asmp_src_init (GstAsmpSrc * self)
   self->caps = gst_caps_from_string (DEFAULT_CAPS);
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
   self->max_ssrcs_per_host = GST_AM_GUARD_MAX_PER_HOST;
+  self->max_unproven_members = GST_AM_GUARD_MAX_UNPROVEN;
   self->latency_ms = DEFAULT_LATENCY_MS;
   self->seqext = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  self->fecrx.on_late = on_late;
+  self->fecrx.user = self;
 
   self->rtpbin = gst_am_make (bin, "rtpbin", "rtpbin");
   /* before rtpbin's pads are requested: that is when it asks for its encoder and decoders */
@@ -471,10 +478,6 @@ gst_asmp_src_init (GstAsmpSrc * self)
   gst_element_link_pads (self->rtcp_src, "src", self->rtpbin, "recv_rtcp_sink_0");
   gst_element_link_pads (self->rtpbin, "send_rtcp_src_0", self->rtcp_sink, "sink");
 
-  pad = gst_element_get_static_pad (self->rtp_src, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
-      rtp_in_probe, self, NULL);
-  gst_object_unref (pad);
   gst_am_srtp_add_probe (self->srtp, 0, GST_AM_SRTP_RTP_RECV, GST_PAD_PROBE_TYPE_BUFFER |
       GST_PAD_PROBE_TYPE_BUFFER_LIST, rtp_plain_probe, self);
   gst_am_srtp_add_probe (self->srtp, 0, GST_AM_SRTP_RTCP_RECV, GST_PAD_PROBE_TYPE_BUFFER,

@@ -373,6 +373,9 @@ build_streams (GstAsspSrc * self)
   cfg.protocol = amcc_protocol_find ("assp");
   cfg.rtcp_interval_ms = self->rtcp_interval_ms;
   cfg.clock_rate = self->clock_rate;
+  /* the streams' RTCP meets the guard of this receiver, which we lend them: asmpsrc's caps */
+  cfg.max_ssrcs_per_host = GST_AM_GUARD_MAX_PER_HOST;
+  cfg.max_unproven_members = GST_AM_GUARD_MAX_UNPROVEN;
   self->cc = gst_am_cc_receiver_new (&cfg, gst_am_now (), 0);
   self->n = a->len;
   self->active = 0;

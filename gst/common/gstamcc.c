@@ -196,10 +196,23 @@ gst_am_rtcp_append_app (GstBuffer * buf, guint8 subtype, guint32 ssrc,
 }
 
 GstAmSourceGuard *
-gst_am_cc_guard_new (const GstAmCcConfig * cfg)
+gst_am_cc_guard_new (const GstAmCcConfig * cfg, gint64 proof_slack)
 {
   return gst_am_source_guard_new (MAX ((gint64) cfg->rtcp_interval_ms * 10, 30000) * GST_MSECOND,
-      cfg->max_ssrcs_per_host);
+      cfg->max_ssrcs_per_host, cfg->max_unproven_members, proof_slack);
+}
+
+GParamSpec *
+gst_am_cc_unproven_param (GParamFlags flags)
+{
+  return g_param_spec_uint ("max-unproven-members", "Max unproven members",
+      "RTCP SSRCs, from all source addresses together, that have not proven they receive the "
+      "stream (a report block about it echoing one of its last 16 SRs; docs/security.md); "
+      "while this many are live, RTCP from further new unproven SSRCs is dropped "
+      "(rtcp-unproven-full), so that many hosts or spoofed addresses cannot grow the member "
+      "count and the RTCP interval. Proven members do not count; an unproven one leaves after "
+      "10 RTCP intervals (30 s at least) of silence. 0 = no limit", 0, G_MAXUINT,
+      GST_AM_GUARD_MAX_UNPROVEN, flags);
 }
 
 gboolean
@@ -214,6 +227,9 @@ gst_am_cc_guard_pass (GstAmCcCounters * c, GstAmSourceGuard * g, GstBuffer * buf
       return FALSE;
     case GST_AM_GUARD_CROWDED:
       c->rtcp_host_full++;
+      return FALSE;
+    case GST_AM_GUARD_UNPROVEN:
+      c->rtcp_unproven_full++;
       return FALSE;
     default:
       return TRUE;
@@ -316,7 +332,7 @@ gst_am_cc_sender_new (const GstAmCcConfig * cfg, gint64 now)
     return NULL;
   s = g_new0 (GstAmCcSender, 1);
   s->cc = cc;
-  s->guard = gst_am_cc_guard_new (cfg);
+  s->guard = gst_am_cc_guard_new (cfg, 0);   /* our SRs' send times: no slack */
   s->stats_time = now;
   s->avg_rtcp = GST_AM_RTCP_AVG_INIT;
   return s;
@@ -386,6 +402,7 @@ gst_am_cc_sender_on_rtcp (GstAmCcSender * s, gint64 now, GstBuffer * buf, guint3
 {
   static const GstAmRtcpVisitor visitor = { NULL, tx_report_block, tx_app, tx_bye };
 
+  gst_am_source_guard_set_stream (s->guard, own_ssrc, FALSE);      /* receivers prove they hear us */
   if (!gst_am_cc_guard_pass (&s->c, s->guard, buf, now))
     return FALSE;
   s->now = now;
@@ -413,8 +430,11 @@ note_sr (GstAmCcSender * s, gint64 now, GstBuffer * buf, guint32 own_ssrc)
   if (gst_rtcp_buffer_get_first_packet (&rtcp, &p)
       && gst_rtcp_packet_get_type (&p) == GST_RTCP_TYPE_SR) {
     gst_rtcp_packet_sr_get_sender_info (&p, &ssrc, &ntp, NULL, NULL, NULL);
-    if (ssrc == own_ssrc)
+    if (ssrc == own_ssrc) {
       amcc_sender_on_sr_sent (s->cc, now, amcc_ntp_mid32 (ntp));
+      gst_am_source_guard_set_stream (s->guard, own_ssrc, FALSE);
+      gst_am_source_guard_note_sr (s->guard, now, amcc_ntp_mid32 (ntp));
+    }
   }
   gst_rtcp_buffer_unmap (&rtcp);
 }
@@ -536,6 +556,7 @@ gst_am_cc_sender_stats (GstAmCcSender * s, gint64 now, guint target_bps,
       "rtcp-spoofed", G_TYPE_UINT64, s->c.rtcp_spoofed,
       "rtcp-ssrc-full", G_TYPE_UINT64, s->c.rtcp_ssrc_full,
       "rtcp-host-full", G_TYPE_UINT64, s->c.rtcp_host_full,
+      "rtcp-unproven-full", G_TYPE_UINT64, s->c.rtcp_unproven_full,
       "app-received", G_TYPE_UINT64, s->c.app_in,
       "app-malformed", G_TYPE_UINT64, s->c.app_malformed,
       "app-unproven", G_TYPE_UINT64, s->c.app_unproven,

@@ -33,6 +33,7 @@ typedef struct {
   guint receiver_timeout_ms;      /* sender: forget silent receivers; 0 = lib/cc's default */
   guint clock_rate;               /* receiver: RTP clock rate of the stream */
   guint max_ssrcs_per_host;       /* RTCP SSRCs one source address may bind, 0 = no limit */
+  guint max_unproven_members;     /* RTCP SSRCs not yet proven to receive us, 0 = no limit */
 } GstAmCcConfig;
 
 typedef struct {
@@ -48,6 +49,7 @@ typedef struct {
   guint64 rtcp_spoofed;           /* dropped: spoke for an SSRC bound to another address */
   guint64 rtcp_ssrc_full;         /* dropped: a new SSRC with the binding table full */
   guint64 rtcp_host_full;         /* dropped: a new SSRC from an address at max-ssrcs-per-host */
+  guint64 rtcp_unproven_full;     /* dropped: a new unproven SSRC at max-unproven-members */
 } GstAmCcCounters;
 
 /* ---- RTCP helpers (exposed for tests) ---- */
@@ -151,8 +153,11 @@ gboolean gst_am_rtcp_walk (GstBuffer * buf, const GstAmRtcpVisitor * v, gpointer
 /* NTP middle 32 bits of a gst_am_now() time on the wall clock (A in A - LSR - DLSR: rtpsession
  * stamps its SRs with the wall clock). */
 guint32 gst_am_ntp_mid32 (gint64 now);
-/* The source-address guard of a role: bindings outlive 10 RTCP intervals of silence, 30 s at least. */
-GstAmSourceGuard *gst_am_cc_guard_new (const GstAmCcConfig * cfg);
+/* The source-address guard of a role: bindings outlive 10 RTCP intervals of silence, 30 s at
+ * least; proof_slack as gst_am_source_guard_new's. */
+GstAmSourceGuard *gst_am_cc_guard_new (const GstAmCcConfig * cfg, gint64 proof_slack);
+/* The elements' max-unproven-members property (GstAmCcConfig.max_unproven_members). */
+GParamSpec *gst_am_cc_unproven_param (GParamFlags flags);
 /* Runs the guard on an incoming compound RTCP packet and counts a drop; TRUE: use it. */
 gboolean gst_am_cc_guard_pass (GstAmCcCounters * c, GstAmSourceGuard * g, GstBuffer * buf,
     gint64 now);

@@ -34,7 +34,7 @@ gst_am_cc_receiver_new (const GstAmCcConfig * cfg, gint64 now, guint32 own_ssrc)
     return NULL;
   r = g_new0 (GstAmCcReceiver, 1);
   r->cc = cc;
-  r->guard = gst_am_cc_guard_new (cfg);
+  r->guard = gst_am_cc_guard_new (cfg, GST_AM_GUARD_PEER_SLACK);   /* SRs as they reached us */
   r->own_ssrc = own_ssrc;
   r->stats_time = now;
   r->avg_rtcp = GST_AM_RTCP_AVG_INIT;
@@ -115,7 +115,11 @@ gst_am_cc_receiver_on_rtcp (GstAmCcReceiver * r, gint64 now, GstBuffer * buf,
     guint32 own_ssrc, guint group_size)
 {
   static const GstAmRtcpVisitor visitor = { rx_sender_report, NULL, rx_app, NULL };
+  guint32 sender;
 
+  /* peers prove they receive the sender lib/cc measures */
+  if (amcc_receiver_sender (r->cc, &sender))
+    gst_am_source_guard_set_stream (r->guard, sender, TRUE);
   if (!gst_am_cc_guard_pass (&r->c, r->guard, buf, now))
     return FALSE;
   r->now = now;
@@ -198,6 +202,7 @@ gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now)
       "rtcp-spoofed", G_TYPE_UINT64, r->c.rtcp_spoofed,
       "rtcp-ssrc-full", G_TYPE_UINT64, r->c.rtcp_ssrc_full,
       "rtcp-host-full", G_TYPE_UINT64, r->c.rtcp_host_full,
+      "rtcp-unproven-full", G_TYPE_UINT64, r->c.rtcp_unproven_full,
       "app-received", G_TYPE_UINT64, r->c.app_in,
       "app-malformed", G_TYPE_UINT64, r->c.app_malformed,
       "rtcp-interval-s", G_TYPE_DOUBLE, amcc_receiver_rtcp_interval (r->cc) / 1e9, NULL);

@@ -1,6 +1,7 @@
 /* gstamfec.c - SMPTE 2022-1 FEC glue (gstamfec.h). */
 #include "gstamfec.h"
 #include <gst/rtp/gstrtpbuffer.h>
+#include <string.h>
 #include <amcc/fec.h>
 
 GST_DEBUG_CATEGORY_STATIC (amfec_debug);
@@ -24,52 +25,98 @@ gst_am_fec_mode_get_type (void)
   return type;
 }
 
-/* Sets the SSRC of one RTP buffer (made writable); returns the old one, 0 if not RTP. */
-static guint32
-swap_ssrc (GstBuffer ** buf, guint32 ssrc)
+/* ---- the form the FEC encoder and decoder see ----
+ * SMPTE 2022-1 parity (rtpst2022-1-fecenc/-fecdec, 1.22) covers an RTP packet's payload, marker,
+ * payload type, timestamp and length, not its CSRCs, header extension or SSRC, and the two
+ * elements take SSRC 0 only. So they get each packet folded: a 12-byte header with SSRC 0 and
+ * no CSRC, extension or padding, whose payload is the original's first byte and then everything
+ * after its fixed header (CSRCs, extension, payload, padding, SRTP's tag). A packet rebuilt from
+ * parity unfolds into the original byte for byte: with srtp-key it authenticates like a packet
+ * that arrived, header extensions (the send time, the extended sequence number) included. */
+static GstBuffer *
+fold (GstBuffer * in)
 {
-  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  guint32 old;
+  GstMapInfo m, o;
+  GstBuffer *out;
 
-  *buf = gst_buffer_make_writable (*buf);
-  if (!gst_rtp_buffer_map (*buf, GST_MAP_READWRITE, &rtp))
-    return 0;
-  old = gst_rtp_buffer_get_ssrc (&rtp);
-  gst_rtp_buffer_set_ssrc (&rtp, ssrc);
-  gst_rtp_buffer_unmap (&rtp);
-  return old;
+  if (!gst_buffer_map (in, &m, GST_MAP_READ))
+    return gst_buffer_ref (in);
+  if (m.size < 12 || (m.data[0] >> 6) != 2) {
+    gst_buffer_unmap (in, &m);
+    return gst_buffer_ref (in); /* not RTP: as it is (rtpbin drops it) */
+  }
+  out = gst_buffer_new_allocate (NULL, m.size + 1, NULL);
+  gst_buffer_copy_into (out, in, GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  gst_buffer_map (out, &o, GST_MAP_WRITE);
+  memcpy (o.data, m.data, 8);   /* marker, payload type, seq, timestamp */
+  o.data[0] = 0x80;             /* V=2 and nothing else */
+  memset (o.data + 8, 0, 4);
+  o.data[12] = m.data[0];
+  memcpy (o.data + 13, m.data + 12, m.size - 12);
+  gst_buffer_unmap (out, &o);
+  gst_buffer_unmap (in, &m);
+  return out;
 }
 
-typedef guint32 (*SsrcFn) (gpointer f, guint32 seen);
+/* fold, taking b's ref */
+static GstBuffer *
+fold_take (GstBuffer * b)
+{
+  GstBuffer *out = fold (b);
 
-/* Applies fn's SSRC to every buffer of a probe (buffer or list); fn sees the old SSRC. */
+  gst_buffer_unref (b);
+  return out;
+}
+
+/* The original of a folded packet, its SSRC ssrc. */
+static GstBuffer *
+unfold (GstBuffer * in, guint32 ssrc)
+{
+  GstMapInfo m, o;
+  GstBuffer *out;
+
+  if (!gst_buffer_map (in, &m, GST_MAP_READ))
+    return gst_buffer_ref (in);
+  if (m.size < 13) {
+    gst_buffer_unmap (in, &m);
+    return gst_buffer_ref (in);
+  }
+  out = gst_buffer_new_allocate (NULL, m.size - 1, NULL);
+  gst_buffer_copy_into (out, in, GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  gst_buffer_map (out, &o, GST_MAP_WRITE);
+  o.data[0] = m.data[12];
+  memcpy (o.data + 1, m.data + 1, 7);
+  GST_WRITE_UINT32_BE (o.data + 8, ssrc);
+  memcpy (o.data + 12, m.data + 13, m.size - 13);
+  gst_buffer_unmap (out, &o);
+  gst_buffer_unmap (in, &m);
+  return out;
+}
+
+/* fn's buffer replaces each one of a probe (buffer or list). fn takes b's ref and returns the
+ * buffer to pass on, or NULL (b's ref not taken) to drop b. */
+typedef GstBuffer *(*BufFn) (gpointer f, GstBuffer * b);
+
 static GstPadProbeReturn
-rewrite_probe (GstPadProbeInfo * info, SsrcFn fn, gpointer f)
+map_buffers (GstPadProbeInfo * info, gpointer f, BufFn fn)
 {
   if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
-    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
-    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-    guint32 seen = 0;
-    if (gst_rtp_buffer_map (b, GST_MAP_READ, &rtp)) {
-      seen = gst_rtp_buffer_get_ssrc (&rtp);
-      gst_rtp_buffer_unmap (&rtp);
-    }
-    swap_ssrc (&b, fn (f, seen));
-    GST_PAD_PROBE_INFO_DATA (info) = b;
+    GstBuffer *n = fn (f, GST_PAD_PROBE_INFO_BUFFER (info));
+    if (!n)
+      return GST_PAD_PROBE_DROP;        /* the core drops the buffer's ref */
+    GST_PAD_PROBE_INFO_DATA (info) = n;
   } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
     GstBufferList *l = gst_buffer_list_make_writable (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
-    guint i;
-    for (i = 0; i < gst_buffer_list_length (l); i++) {
-      GstBuffer *b = gst_buffer_ref (gst_buffer_list_get (l, i));
-      GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-      guint32 seen = 0;
-      if (gst_rtp_buffer_map (b, GST_MAP_READ, &rtp)) {
-        seen = gst_rtp_buffer_get_ssrc (&rtp);
-        gst_rtp_buffer_unmap (&rtp);
-      }
+    guint i = 0;
+    while (i < gst_buffer_list_length (l)) {
+      GstBuffer *b = gst_buffer_ref (gst_buffer_list_get (l, i)), *n;
       gst_buffer_list_remove (l, i, 1);
-      swap_ssrc (&b, fn (f, seen));
-      gst_buffer_list_insert (l, i, b);
+      n = fn (f, b);
+      if (!n) {
+        gst_buffer_unref (b);
+        continue;
+      }
+      gst_buffer_list_insert (l, i++, n);
     }
     GST_PAD_PROBE_INFO_DATA (info) = l;
   }
@@ -119,78 +166,81 @@ add_probe (GstElement * e, const gchar * pad_name, GstPadProbeCallback cb, gpoin
   gst_object_unref (pad);
 }
 
-/* ---------------------------------------------------------------- sender */
-
-static guint32
-send_to_zero (gpointer p, guint32 seen)
+/* srtp-key's tag on the parity: one GstAmAuth per FEC stream (labels "fec column", "fec row"),
+ * made again at every start (a new sender id), none when key is NULL */
+static void
+set_auth (GstAmAuth * auth[2], GBytes * key)
 {
-  GstAmFecSend *f = p;
-  g_mutex_lock (&f->lock);
-  f->ssrc = seen;
-  f->media_packets++;
-  g_mutex_unlock (&f->lock);
-  return 0;
+  static const gchar *const label[2] = { "fec column", "fec row" };
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    gst_am_auth_free (auth[i]);
+    auth[i] = key ? gst_am_auth_new (key, label[i]) : NULL;
+  }
 }
 
-static guint32
-send_from_zero (gpointer p, guint32 seen)
+/* ---------------------------------------------------------------- sender */
+
+/* media into the encoder: folded (its SSRC remembered) */
+static GstBuffer *
+send_fold (gpointer p, GstBuffer * b)
 {
   GstAmFecSend *f = p;
-  guint32 s;
+  GstAmRtpInfo info;
+
+  if (gst_am_rtp_read (b, &info)) {
+    g_mutex_lock (&f->lock);
+    f->ssrc = info.ssrc;
+    f->media_packets++;
+    g_mutex_unlock (&f->lock);
+  }
+  return fold_take (b);
+}
+
+/* media out of the encoder: as it came in */
+static GstBuffer *
+send_unfold (gpointer p, GstBuffer * b)
+{
+  GstAmFecSend *f = p;
+  GstBuffer *out;
+  guint32 ssrc;
+
   g_mutex_lock (&f->lock);
-  s = f->ssrc;
+  ssrc = f->ssrc;
   g_mutex_unlock (&f->lock);
-  return s;
+  out = unfold (b, ssrc);
+  gst_buffer_unref (b);
+  return out;
 }
 
 static GstPadProbeReturn
 enc_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
 {
-  return rewrite_probe (info, send_to_zero, f);
+  return map_buffers (info, f, send_fold);
 }
 
 static GstPadProbeReturn
 enc_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
 {
-  return rewrite_probe (info, send_from_zero, f);
+  return map_buffers (info, f, send_unfold);
 }
 
-/* RFC 2733 sets the parity packet's X bit to the XOR of the media packets' (all 1 here: our
- * header extensions), so over an odd number of packets it claims an extension it does not
- * have and rtpst2022-1-fecdec drops it as invalid RTP. The receiver hands its decoder the media
- * without extensions (strip_for_decoder), for which the right parity X is 0: cleared here. */
-static void
-clear_x (GstBuffer ** buf)
+static GstBuffer *
+tag_parity (gpointer a, GstBuffer * b)
 {
-  GstMapInfo m;
-
-  *buf = gst_buffer_make_writable (*buf);
-  if (gst_buffer_map (*buf, &m, GST_MAP_READWRITE)) {
-    if (m.size >= 12)
-      m.data[0] &= ~0x10;
-    gst_buffer_unmap (*buf, &m);
-  }
+  return gst_am_auth_protect_buffer (a, b);
 }
 
+/* parity leaving (fec_0: column, fec_1: row): tagged with srtp-key, counted */
 static GstPadProbeReturn
 fec_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer p)
 {
   GstAmFecSend *f = p;
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
-    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
-    clear_x (&b);
-    GST_PAD_PROBE_INFO_DATA (info) = b;
-  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
-    GstBufferList *l = gst_buffer_list_make_writable (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
-    guint i;
-    for (i = 0; i < gst_buffer_list_length (l); i++) {
-      GstBuffer *b = gst_buffer_ref (gst_buffer_list_get (l, i));
-      gst_buffer_list_remove (l, i, 1);
-      clear_x (&b);
-      gst_buffer_list_insert (l, i, b);
-    }
-    GST_PAD_PROBE_INFO_DATA (info) = l;
-  }
+  GstAmAuth *a = f->auth[g_str_equal (GST_PAD_NAME (pad), "fec_0") ? 0 : 1];
+
+  if (a)
+    map_buffers (info, a, tag_parity);
   g_mutex_lock (&f->lock);
   f->fec_packets += probe_count (info, &f->fec_bytes);
   g_mutex_unlock (&f->lock);
@@ -236,8 +286,9 @@ enc_pad_added (GstElement * enc, GstPad * pad, gpointer p)
 
 gboolean
 gst_am_fec_send_setup (GstAmFecSend * f, GstBin * bin, GstPad * upstream,
-    const GstAmNetConfig * net, const gchar * fec_address, gint port)
+    const GstAmNetConfig * net, const gchar * fec_address, gint port, GBytes * key)
 {
+  set_auth (f->auth, key);      /* before any parity: the encoder is not running */
   if (f->enc)
     return TRUE;                /* inserted at an earlier start */
   g_mutex_init (&f->lock);
@@ -268,6 +319,7 @@ gst_am_fec_send_clear (GstAmFecSend * f)
 {
   if (f->enc)
     g_mutex_clear (&f->lock);
+  set_auth (f->auth, NULL);
   gst_clear_object (&f->upstream);
   f->enc = f->col_sink = f->row_sink = NULL;
 }
@@ -363,44 +415,8 @@ gst_am_fec_send_add_stats (GstAmFecSend * f, GstStructure * st)
 
 /* ---------------------------------------------------------------- receiver */
 
-/* rtpst2022-1-fecdec (1.22) rebuilds the payload only, not the header extension, while it takes
- * X from the parity of the headers: a packet rebuilt from packets with extensions claims one it
- * lacks and is dropped as invalid. So the decoder gets each media packet without its extension
- * and with SSRC 0 (the sender protects them the same way: the parity's X cleared), and what it
- * passes on is swapped back for the packet as it arrived (kept by sequence number). A rebuilt
- * packet gets our extended-sequence extension again, from the last one seen, for rd.txt. */
-static GstBuffer *
-strip_for_decoder (GstBuffer * in)
-{
-  GstRTPBuffer r = GST_RTP_BUFFER_INIT, w = GST_RTP_BUFFER_INIT;
-  GstBuffer *out;
-  guint i, plen, cc;
-
-  if (!gst_rtp_buffer_map (in, GST_MAP_READ, &r))
-    return gst_buffer_ref (in);
-  if (gst_rtp_buffer_get_padding (&r)) {        /* not from a payloader we know: as it is */
-    gst_rtp_buffer_unmap (&r);
-    out = gst_buffer_copy (in);
-    swap_ssrc (&out, 0);
-    return out;
-  }
-  plen = gst_rtp_buffer_get_payload_len (&r);
-  cc = gst_rtp_buffer_get_csrc_count (&r);
-  out = gst_rtp_buffer_new_allocate (plen, 0, cc);
-  gst_buffer_copy_into (out, in, GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
-  gst_rtp_buffer_map (out, GST_MAP_WRITE, &w);
-  gst_rtp_buffer_set_marker (&w, gst_rtp_buffer_get_marker (&r));
-  gst_rtp_buffer_set_payload_type (&w, gst_rtp_buffer_get_payload_type (&r));
-  gst_rtp_buffer_set_seq (&w, gst_rtp_buffer_get_seq (&r));
-  gst_rtp_buffer_set_timestamp (&w, gst_rtp_buffer_get_timestamp (&r));
-  gst_rtp_buffer_set_ssrc (&w, 0);
-  for (i = 0; i < cc; i++)
-    gst_rtp_buffer_set_csrc (&w, i, gst_rtp_buffer_get_csrc (&r, i));
-  memcpy (gst_rtp_buffer_get_payload (&w), gst_rtp_buffer_get_payload (&r), plen);
-  gst_rtp_buffer_unmap (&w);
-  gst_rtp_buffer_unmap (&r);
-  return out;
-}
+/* The decoder gets each media packet folded (fold above); what it passes on is unfolded, and
+ * the packets as they arrived are kept by sequence number to tell an arrival from a copy. */
 
 /* Marks seq in the window of recent sequence numbers; TRUE if it was there already. */
 static gboolean
@@ -412,122 +428,146 @@ mark_seen (GstAmFecRecv * f, guint16 seq)
   return was;
 }
 
-/* A media packet arriving: remember it, hand the decoder its stripped copy. */
-static GstBuffer *
-on_dec_in (GstAmFecRecv * f, GstBuffer * b)
-{
-  GstAmRtpInfo info;
-  GstBuffer **slot;
+/* f->state[]: seq | what became of the first packet the decoder passed on for it << 16.
+ * PASSED: gone on, the original had not arrived (a rebuilt copy); ARRIVED: gone on, the
+ * original had arrived (that copy or the original itself: byte for byte the same);
+ * DELIVERED: a PASSED one got through authentication (lib/cc did not count it); DONE: counted. */
+enum { PASSED = 1, ARRIVED, DELIVERED, DONE };
 
-  if (!gst_am_rtp_read (b, &info))
-    return gst_buffer_ref (b);
-  g_mutex_lock (&f->lock);
-  f->media_in++;
-  f->ssrc = info.ssrc;
-  if (info.has_extseq) {
-    f->extseq = info.extseq;
-    f->have_extseq = TRUE;
-  }
-  if (mark_seen (f, info.seq))
-    f->late++;                  /* it arrived after we had rebuilt it */
-  slot = &f->kept[info.seq % GST_AM_FEC_KEEP];
-  gst_buffer_replace (slot, b);
-  g_mutex_unlock (&f->lock);
-  return strip_for_decoder (b);
+static gboolean
+same_bytes (GstBuffer * a, GstBuffer * b)
+{
+  GstMapInfo m;
+  gboolean same;
+
+  if (!a || gst_buffer_get_size (a) != gst_buffer_get_size (b)
+      || !gst_buffer_map (a, &m, GST_MAP_READ))
+    return FALSE;
+  same = gst_buffer_memcmp (b, 0, m.data, m.size) == 0;
+  gst_buffer_unmap (a, &m);
+  return same;
 }
 
-/* What the decoder passes on: the packet as it arrived, or a rebuilt one. */
+/* A media packet arriving: remember it, hand the decoder its folded copy. */
 static GstBuffer *
-on_dec_out (GstAmFecRecv * f, GstBuffer * b)
+on_dec_in (gpointer p, GstBuffer * b)
 {
+  GstAmFecRecv *f = p;
+  GstAmRtpInfo info;
+
+  if (gst_am_rtp_read (b, &info)) {
+    g_mutex_lock (&f->lock);
+    f->media_in++;
+    f->ssrc = info.ssrc;
+    if (mark_seen (f, info.seq))
+      f->late++;                /* it arrived after we had rebuilt it */
+    gst_buffer_replace (&f->kept[info.seq % GST_AM_FEC_KEEP], b);
+    g_mutex_unlock (&f->lock);
+  }
+  return fold_take (b);
+}
+
+/* What the decoder passes on, unfolded. The decoder passes on what arrived and what it rebuilt,
+ * in whatever order the media's and the parity's socket threads reach it (the parity often
+ * overtakes the row's last packet, which is then rebuilt before it is read): per sequence number
+ * the first packet goes on, a later one that is that packet byte for byte is dropped (srtpdec
+ * would count it as a replay; the jitter buffer would drop it), one that differs (forged, or a
+ * copy spoilt by forged media) goes on: srtpdec decides. */
+static GstBuffer *
+on_dec_out (gpointer p, GstBuffer * b)
+{
+  GstAmFecRecv *f = p;
   GstRTPBuffer r = GST_RTP_BUFFER_INIT;
-  GstBuffer *kept, *out;
+  GstBuffer *out, *kept = NULL;
   guint16 seq;
-  guint32 ssrc, extseq = 0;
-  gboolean have;
+  guint32 ssrc, *st;
+  guint i;
+  gboolean again, late = FALSE;
 
   if (!gst_rtp_buffer_map (b, GST_MAP_READ, &r))
     return b;
   seq = gst_rtp_buffer_get_seq (&r);
   gst_rtp_buffer_unmap (&r);
+  i = seq % GST_AM_FEC_KEEP;
   g_mutex_lock (&f->lock);
   f->media_out++;
-  kept = f->kept[seq % GST_AM_FEC_KEEP];
-  if (kept) {
-    GstRTPBuffer k = GST_RTP_BUFFER_INIT;
-    gboolean same = gst_rtp_buffer_map (kept, GST_MAP_READ, &k)
-        && gst_rtp_buffer_get_seq (&k) == seq;
-    if (k.buffer)
-      gst_rtp_buffer_unmap (&k);
-    if (same) {
-      f->kept[seq % GST_AM_FEC_KEEP] = NULL;    /* our ref moves to the output */
-      g_mutex_unlock (&f->lock);
-      gst_buffer_unref (b);
-      return kept;
-    }
-  }
   if (!mark_seen (f, seq))
     f->recovered++;
   ssrc = f->ssrc;
-  have = f->have_extseq;
-  if (have)                     /* the extended number nearest to the last one seen */
-    extseq = f->extseq + (gint16) (seq - (guint16) f->extseq);
   g_mutex_unlock (&f->lock);
-  out = b;
-  swap_ssrc (&out, ssrc);
-  if (have)
-    gst_am_rtp_stamp (&out, gst_am_now (), extseq);
-  return out;
-}
-
-typedef GstBuffer *(*BufFn) (GstAmFecRecv * f, GstBuffer * b);
-
-/* fn's buffer replaces each one of the probe (fn takes b's ref) */
-static void
-replace_each (GstPadProbeInfo * info, GstAmFecRecv * f, BufFn fn, gboolean takes)
-{
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
-    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info), *n = fn (f, b);
-    if (!takes)
-      gst_buffer_unref (b);
-    GST_PAD_PROBE_INFO_DATA (info) = n;
-  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
-    GstBufferList *l = gst_buffer_list_make_writable (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
-    guint i;
-    for (i = 0; i < gst_buffer_list_length (l); i++) {
-      GstBuffer *b = gst_buffer_ref (gst_buffer_list_get (l, i)), *n;
-      gst_buffer_list_remove (l, i, 1);
-      n = fn (f, b);
-      if (!takes)
-        gst_buffer_unref (b);
-      gst_buffer_list_insert (l, i, n);
-    }
-    GST_PAD_PROBE_INFO_DATA (info) = l;
+  out = unfold (b, ssrc);
+  g_mutex_lock (&f->lock);
+  st = &f->state[i];
+  again = (*st & 0xffff) == seq && (*st >> 16) && same_bytes (f->passed[i], out);
+  if (again) {
+    late = *st >> 16 == DELIVERED;      /* the original, after its copy got through */
+    if (late)
+      *st = DONE << 16 | seq;
+    else if (*st >> 16 == PASSED)
+      *st = ARRIVED << 16 | seq;
+  } else if ((*st & 0xffff) != seq || !(*st >> 16)) {
+    GstBuffer *copy = gst_buffer_copy_deep (out);       /* srtpdec works on out in place */
+    kept = f->kept[i];
+    *st = (kept && same_bytes (kept, out) ? ARRIVED : PASSED) << 16 | seq;
+    gst_buffer_replace (&f->passed[i], copy);
+    gst_buffer_unref (copy);
   }
+  g_mutex_unlock (&f->lock);
+  if (!again) {
+    gst_buffer_unref (b);
+    return out;
+  }
+  if (late && f->on_late)
+    f->on_late (f->user, out, gst_am_now ());
+  gst_buffer_unref (out);
+  return NULL;                  /* b dropped */
 }
 
 static GstPadProbeReturn
 dec_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
 {
-  replace_each (info, f, on_dec_in, FALSE);
-  return GST_PAD_PROBE_OK;
+  return map_buffers (info, f, on_dec_in);
 }
 
 static GstPadProbeReturn
 dec_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer f)
 {
-  replace_each (info, f, on_dec_out, TRUE);
-  return GST_PAD_PROBE_OK;
+  return map_buffers (info, f, on_dec_out);
+}
+
+typedef struct {
+  GstAmFecRecv *f;
+  GstAmAuth *auth;
+} Check;
+
+/* a parity packet arriving: with srtp-key its tag checked and taken off, else dropped */
+static GstBuffer *
+check_parity (gpointer p, GstBuffer * b)
+{
+  Check *c = p;
+  GstAmAuthResult res = GST_AM_AUTH_OK;
+  GstBuffer *out = c->auth ? gst_am_auth_check_buffer (c->auth, b, &res) : b;
+
+  g_mutex_lock (&c->f->lock);
+  if (out) {
+    c->f->fec_in++;
+    c->f->fec_bytes_pending += gst_buffer_get_size (b);
+  } else {
+    c->f->fec_rejected++;
+  }
+  g_mutex_unlock (&c->f->lock);
+  if (out && out != b)
+    gst_buffer_unref (b);
+  return out;
 }
 
 static GstPadProbeReturn
 fec_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer p)
 {
   GstAmFecRecv *f = p;
-  g_mutex_lock (&f->lock);
-  f->fec_in += probe_count (info, &f->fec_bytes_pending);
-  g_mutex_unlock (&f->lock);
-  return GST_PAD_PROBE_OK;
+  Check c = { f, f->auth[GST_PAD_PARENT (pad) == (GstElement *) f->col_src ? 0 : 1] };
+
+  return map_buffers (info, &c, check_parity);
 }
 
 static gboolean
@@ -546,11 +586,12 @@ link_fec_src (GstAmFecRecv * f, GstElement * src, const gchar * dec_pad)
 
 gboolean
 gst_am_fec_recv_setup (GstAmFecRecv * f, GstBin * bin, GstPad * upstream,
-    const GstAmNetConfig * net, const gchar * fec_address, gint port)
+    const GstAmNetConfig * net, const gchar * fec_address, gint port, GBytes * key)
 {
   GstAmNetConfig fnet = *net;
   GstCaps *caps;
 
+  set_auth (f->auth, key);
   if (f->dec)
     return TRUE;
   g_mutex_init (&f->lock);
@@ -578,10 +619,13 @@ gst_am_fec_recv_clear (GstAmFecRecv * f)
 {
   guint i;
 
-  for (i = 0; i < GST_AM_FEC_KEEP; i++)
+  for (i = 0; i < GST_AM_FEC_KEEP; i++) {
     gst_clear_buffer (&f->kept[i]);
+    gst_clear_buffer (&f->passed[i]);
+  }
   if (f->dec)
     g_mutex_clear (&f->lock);
+  set_auth (f->auth, NULL);
   f->dec = f->col_src = f->row_src = NULL;
 }
 
@@ -609,6 +653,24 @@ gst_am_fec_recv_add_stats (GstAmFecRecv * f, GstStructure * st)
    * (the parity was there before the last packet of its row) */
   gst_structure_set (st, "fec-packets-received", G_TYPE_UINT64, f->fec_in,
       "fec-recovered", G_TYPE_UINT64, f->recovered - MIN (f->late, f->recovered),
-      "fec-rebuilt-early", G_TYPE_UINT64, f->late, NULL);
+      "fec-rebuilt-early", G_TYPE_UINT64, f->late,
+      "srtp-fec-rejected", G_TYPE_UINT64, f->fec_rejected, NULL);
   g_mutex_unlock (&f->lock);
+}
+
+gboolean
+gst_am_fec_recv_take_rebuilt (GstAmFecRecv * f, guint16 seq)
+{
+  guint32 *st = &f->state[seq % GST_AM_FEC_KEEP];
+  gboolean rebuilt_only = FALSE;
+
+  if (!f->dec)
+    return FALSE;
+  g_mutex_lock (&f->lock);
+  if (*st == (PASSED << 16 | seq) || *st == (ARRIVED << 16 | seq)) {
+    rebuilt_only = *st >> 16 == PASSED;
+    *st = (rebuilt_only ? DELIVERED : DONE) << 16 | seq;
+  }
+  g_mutex_unlock (&f->lock);
+  return rebuilt_only;
 }

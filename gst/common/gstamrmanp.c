@@ -40,6 +40,41 @@ gst_am_rmanp_io_clear (GstAmRmanpIo * io)
   g_mutex_clear (&io->lock);
   g_cond_clear (&io->cond);
   g_free (io->txbuf);
+  g_free (io->auth_key);
+}
+
+static const gchar *const auth_label[2] = { "rmanp down", "rmanp up" };     /* by direction */
+
+/* Keys the io from auth-key once per start (both open functions call it). */
+static gboolean
+auth_open (GstAmRmanpIo * io, GError ** err)
+{
+  GBytes *key = NULL;
+  guint d;
+
+  if (io->auth_tx[0])
+    return TRUE;
+  if (!gst_am_auth_parse_key ("auth-key", io->auth_key, &key, err))
+    return FALSE;
+  for (d = 0; key && d < 2; d++) {
+    io->auth_tx[d] = gst_am_auth_new (key, auth_label[d]);
+    io->auth_rx[d] = gst_am_auth_new (key, auth_label[d]);
+  }
+  if (key)
+    g_bytes_unref (key);
+  return TRUE;
+}
+
+static void
+auth_close (GstAmRmanpIo * io)
+{
+  guint d;
+
+  for (d = 0; d < 2; d++) {
+    gst_am_auth_free (io->auth_tx[d]);
+    gst_am_auth_free (io->auth_rx[d]);
+    io->auth_tx[d] = io->auth_rx[d] = NULL;
+  }
 }
 
 static GSocket *
@@ -92,11 +127,11 @@ gboolean
 gst_am_rmanp_io_open_down (GstAmRmanpIo * io, const gchar * address, gint port,
     const gchar * iface, gint ttl, gboolean loop, gint * local_port, GError ** err)
 {
-  GSocket *s = udp_socket (NULL, *local_port, err);
+  GSocket *s;
   GSocketAddress *group;
   GSocketAddress *la;
 
-  if (!s)
+  if (!auth_open (io, err) || !(s = udp_socket (NULL, *local_port, err)))
     return FALSE;
   group = g_inet_socket_address_new_from_string (address, (guint) port);
   if (!group) {
@@ -146,9 +181,9 @@ gst_am_rmanp_io_open_up (GstAmRmanpIo * io, const gchar * address, gint port,
     const gchar * iface, gboolean loop, const gchar * parent, GError ** err)
 {
   gboolean mc = gst_am_address_is_multicast (address);
-  GSocket *s = udp_socket (mc ? NULL : address, port, err);
+  GSocket *s;
 
-  if (!s)
+  if (!auth_open (io, err) || !(s = udp_socket (mc ? NULL : address, port, err)))
     return FALSE;
   g_socket_set_multicast_loopback (s, loop);
   if (mc) {
@@ -204,6 +239,7 @@ rx_loop (GstAmRmanpIo * io, GSocket * sock, gboolean from_parent)
 
   while (!g_cancellable_is_cancelled (io->cancel)) {
     GSocketAddress *from = NULL;
+    gsize plain;
     gssize n = g_socket_receive_from (sock, &from, (gchar *) buf, RX_MAX, io->cancel, NULL);
 
     if (n < 0) {
@@ -212,16 +248,21 @@ rx_loop (GstAmRmanpIo * io, GSocket * sock, gboolean from_parent)
       continue;
     }
     g_mutex_lock (&io->lock);
-    if (io->role) {
+    plain = (gsize) n;
+    /* data comes down from the parent, control up from the children */
+    if (io->role && io->auth_rx[0] && gst_am_auth_check (io->auth_rx[from_parent ?
+                AMCC_RMANP_DOWN : AMCC_RMANP_UP], buf, (gsize) n, &plain) != GST_AM_AUTH_OK) {
+      io->auth_rejected++;
+    } else if (io->role) {
       struct amcc_rmanp_pkt k;
       /* the parent is whoever sends us valid data: a parent that restarts is followed */
       if (from_parent && !io->parent_fixed && from
-          && amcc_rmanp_decode (&k, buf, (size_t) n) == AMCC_OK && k.type == AMCC_RMANP_DATA
+          && amcc_rmanp_decode (&k, buf, plain) == AMCC_OK && k.type == AMCC_RMANP_DATA
           && (!io->parent || !same_address (io->parent, from))) {
         g_clear_object (&io->parent);
         io->parent = g_object_ref (from);
       }
-      io->ops->on_packet (io->role, gst_am_now (), from_parent, buf, (gsize) n);
+      io->ops->on_packet (io->role, gst_am_now (), from_parent, buf, plain);
       gst_am_rmanp_io_run_locked (io);
     }
     unlock_and_post (io);
@@ -295,7 +336,7 @@ gst_am_rmanp_io_run_locked (GstAmRmanpIo * io)
     GSocket *s;
     GSocketAddress *to;
 
-    if ((n = io->ops->poll (io->role, now, buf, RX_MAX, &dir)) <= 0)
+    if ((n = io->ops->poll (io->role, now, buf, RX_MAX - GST_AM_AUTH_TRAILER, &dir)) <= 0)
       break;
     s = dir == AMCC_RMANP_UP ? io->up : io->down;
     to = dir == AMCC_RMANP_UP ? io->parent : io->group;
@@ -303,6 +344,8 @@ gst_am_rmanp_io_run_locked (GstAmRmanpIo * io)
       io->up_unsent++;          /* the role repeats its ACK; a NACK or CI is asked again */
       continue;
     }
+    if (io->auth_tx[dir])
+      n = (int) gst_am_auth_protect (io->auth_tx[dir], buf, (gsize) n);
     if (g_socket_send_to (s, to, (const gchar *) buf, (gsize) n, NULL, &err) < 0) {
       if (!io->send_errors++)   /* the first one of a run: the rest are counted */
         GST_WARNING_OBJECT (io->owner, "send %s: %s", dir == AMCC_RMANP_UP ? "up" : "down",
@@ -339,7 +382,7 @@ gst_am_rmanp_io_start (GstAmRmanpIo * io, gpointer role, gint64 stats_ms)
   io->role = role;
   io->stats_ms = stats_ms;
   io->stats_at = gst_am_now () + stats_ms * GST_MSECOND;
-  io->up_unsent = io->send_errors = io->bytes = 0;
+  io->up_unsent = io->send_errors = io->bytes = io->auth_rejected = 0;
   if (!io->cancel)
     io->cancel = g_cancellable_new ();
   if (io->down)
@@ -387,6 +430,7 @@ gst_am_rmanp_io_stop (GstAmRmanpIo * io)
   g_clear_object (&io->group);
   g_clear_object (&io->parent);
   io->parent_fixed = FALSE;
+  auth_close (io);
   return role;
 }
 
@@ -428,7 +472,9 @@ gst_am_rmanp_io_stats_locked (GstAmRmanpIo * io)
       "ignored", G_TYPE_UINT64, st.ignored,
       "bytes", G_TYPE_UINT64, io->bytes,
       "up-unsent", G_TYPE_UINT64, io->up_unsent,
-      "send-errors", G_TYPE_UINT64, io->send_errors, NULL);
+      "send-errors", G_TYPE_UINT64, io->send_errors,
+      "auth", G_TYPE_BOOLEAN, io->auth_tx[0] != NULL,
+      "auth-rejected", G_TYPE_UINT64, io->auth_rejected, NULL);
 }
 
 void
@@ -481,6 +527,18 @@ gst_am_rmanp_install_param (GObjectClass * klass, guint id, gboolean relay)
               "new_queue", "Packets the relay holds back while it throttles its output",
               1, 1u << 20, d.queue_packets, rw));
       break;
+    case GST_AM_RMANP_PROP_AUTH_KEY:
+      g_object_class_install_property (klass, id, g_param_spec_string ("auth-key",
+              "Authentication key", "Group key authenticating every RMANP packet (data, CI, "
+              "NACK, ACK): 60 hex digits, the same 30 bytes as the RTP elements' srtp-key; "
+              "every node of the tree sets the same. Each datagram then carries an 18-byte "
+              "trailer (sender id, counter, 10-byte HMAC-SHA-256 tag); packets that fail "
+              "(untagged, forged, altered, another key, replayed) are dropped before lib/cc "
+              "sees them and counted (auth-rejected in the stats). Not encrypted; a key shared "
+              "by the group keeps out who does not hold it, not a member (docs/security.md). "
+              "Empty: off. Write-only; read at start, where a malformed key is an error", NULL,
+              G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+      break;
   }
 }
 
@@ -518,5 +576,15 @@ gst_am_rmanp_param_get (const struct amcc_rmanp_params *p, guint id, gboolean re
     case GST_AM_RMANP_PROP_QUEUE: g_value_set_uint (v, p->queue_packets); break;
     default: return FALSE;
   }
+  return TRUE;
+}
+
+gboolean
+gst_am_rmanp_io_set_key (GstAmRmanpIo * io, guint id, const GValue * v)
+{
+  if (id != GST_AM_RMANP_PROP_AUTH_KEY)
+    return FALSE;
+  g_free (io->auth_key);
+  io->auth_key = g_value_dup_string (v);
   return TRUE;
 }

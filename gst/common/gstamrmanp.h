@@ -12,6 +12,11 @@
  *   up socket:   bound to the parent's group port and joined to it (IP_MULTICAST_ALL off: only
  *                that group), receives data, sends CI / NACK / ACK up      (relay, receiver)
  *
+ * auth-key (off by default): every datagram either socket sends gets the trailer of gstamauth.h
+ * (label "rmanp down" for data, "rmanp up" for CI / NACK / ACK), and every datagram that arrives
+ * is checked and stripped of it before the role, or the parent learning, sees it; what fails
+ * (untagged, forged, altered, another key, a replay) is dropped and counted (auth-rejected).
+ *
  * Locking: io->lock guards the role and every field below; the receive threads and the timer
  * (on the system clock, so a GstTestClock installed as the system clock drives it) take it. */
 #ifndef GST_AM_RMANP_H
@@ -19,6 +24,7 @@
 #include <gio/gio.h>
 #include <gst/gst.h>
 #include <amcc/rmanp.h>
+#include "gstamauth.h"
 
 G_BEGIN_DECLS
 
@@ -56,12 +62,16 @@ typedef struct {
   guint64 send_errors;          /* datagrams the socket refused */
   guint8 *txbuf;
   guint64 bytes;                /* stream bytes taken (sink) or delivered (src) */
+  gchar *auth_key;              /* auth-key as set (the element's object lock) */
+  GstAmAuth *auth_tx[2], *auth_rx[2];   /* by amcc_rmanp_dir; NULL when off */
+  guint64 auth_rejected;        /* datagrams that failed the check */
 } GstAmRmanpIo;
 
 void gst_am_rmanp_io_init (GstAmRmanpIo * io, GstElement * owner, const gchar * stats_name,
     const GstAmRmanpRoleOps * ops);
 void gst_am_rmanp_io_clear (GstAmRmanpIo * io);
-/* The down socket (source, relay): FALSE with *err set. *local_port gets the port bound. */
+/* The open functions read auth-key (FALSE with *err set when it is not 60 hex digits).
+ * The down socket (source, relay): FALSE with *err set. *local_port gets the port bound. */
 gboolean gst_am_rmanp_io_open_down (GstAmRmanpIo * io, const gchar * address, gint port,
     const gchar * iface, gint ttl, gboolean loop, gint * local_port, GError ** err);
 /* The up socket (relay, receiver): listens on address:port (joins it on iface when multicast).
@@ -91,12 +101,15 @@ enum {
   GST_AM_RMANP_PROP_INCREASE,           /* is (source) or in (relay) */
   GST_AM_RMANP_PROP_CACHE,              /* cache_packets */
   GST_AM_RMANP_PROP_QUEUE,              /* queue_packets */
+  GST_AM_RMANP_PROP_AUTH_KEY,           /* the io's auth-key (every element) */
 };
 void gst_am_rmanp_install_param (GObjectClass * klass, guint id, gboolean relay);
 gboolean gst_am_rmanp_param_set (struct amcc_rmanp_params * p, guint id, gboolean relay,
     const GValue * v);
 gboolean gst_am_rmanp_param_get (const struct amcc_rmanp_params * p, guint id, gboolean relay,
     GValue * v);
+/* auth-key (write-only: a secret); FALSE for any other id. With the element's object lock. */
+gboolean gst_am_rmanp_io_set_key (GstAmRmanpIo * io, guint id, const GValue * v);
 
 G_END_DECLS
 #endif

@@ -8,6 +8,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/rtp/gstrtpbuffer.h>
 #include <string.h>
+#include "gstamauth.h"
 #include "gstamnet.h"
 
 GST_DEBUG_CATEGORY_STATIC (amsrtp_debug);
@@ -671,7 +672,8 @@ gst_am_srtp_install_property (GObjectClass * klass, guint prop_id)
           "(RFC 3711) as 60 hex digits, srtpenc's key; every member of the group sets the same. "
           "RTP and RTCP are then encrypted and authenticated; packets that fail authentication "
           "(forged, replayed, another key) are dropped and counted (srtp-rtp-rejected, "
-          "srtp-rtcp-rejected in the stats). A group key keeps out who does not hold it, not a "
+          "srtp-rtcp-rejected in the stats); with FEC the parity carries an HMAC tag under the "
+          "same key (srtp-fec-rejected). A group key keeps out who does not hold it, not a "
           "member forging another (docs/security.md). Empty: off. Write-only; read at NULL -> "
           "READY, where a malformed key is an error", NULL,
           G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
@@ -692,32 +694,7 @@ gst_am_srtp_set_property (GstAmSrtp * s, GParamSpec * pspec, const GValue * valu
 gboolean
 gst_am_srtp_parse_key (const gchar * hex, GBytes ** key, GError ** err)
 {
-  guint8 b[GST_AM_SRTP_KEY_BYTES];
-  gsize len, i;
-
-  *key = NULL;
-  if (!hex || !*hex)
-    return TRUE;
-  len = strlen (hex);
-  if (len != 2 * GST_AM_SRTP_KEY_BYTES) {
-    g_set_error (err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "srtp-key: want %d hex "
-        "digits (the %d-byte master key and salt of AES-128-ICM + HMAC-SHA1-80), got %"
-        G_GSIZE_FORMAT " characters", 2 * GST_AM_SRTP_KEY_BYTES, GST_AM_SRTP_KEY_BYTES, len);
-    return FALSE;
-  }
-  for (i = 0; i < len; i++) {
-    if (!g_ascii_isxdigit (hex[i])) {
-      /* the position only: the rest is a secret */
-      g_set_error (err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "srtp-key: character %"
-          G_GSIZE_FORMAT " is not a hex digit", i + 1);
-      return FALSE;
-    }
-  }
-  for (i = 0; i < GST_AM_SRTP_KEY_BYTES; i++)
-    b[i] = (g_ascii_xdigit_value (hex[2 * i]) << 4) | g_ascii_xdigit_value (hex[2 * i + 1]);
-  *key = g_bytes_new (b, sizeof b);
-  memset (b, 0, sizeof b);
-  return TRUE;
+  return gst_am_auth_parse_key ("srtp-key", hex, key, err);
 }
 
 gboolean
@@ -798,6 +775,17 @@ gst_am_srtp_enabled (GstAmSrtp * s)
   on = s->key != NULL;
   g_mutex_unlock (&s->lock);
   return on;
+}
+
+GBytes *
+gst_am_srtp_get_key (GstAmSrtp * s)
+{
+  GBytes *k;
+
+  g_mutex_lock (&s->lock);
+  k = s->key ? g_bytes_ref (s->key) : NULL;
+  g_mutex_unlock (&s->lock);
+  return k;
 }
 
 GstPad *

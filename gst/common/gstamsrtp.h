@@ -84,6 +84,9 @@ gboolean gst_am_srtp_check_key (GstElement * owner, const gchar * hex);
  * FALSE when it is not one) and builds every slot for it. */
 gboolean gst_am_srtp_start (GstAmSrtp * s);
 gboolean gst_am_srtp_enabled (GstAmSrtp * s);
+/* The key's 30 bytes as set at the last start (ref'd), NULL when off: what gstamauth.c derives
+ * the FEC packets' tag key from. */
+GBytes *gst_am_srtp_get_key (GstAmSrtp * s);
 
 /* The plain tap's src pad of session (rtpbin) or layer (gst_am_srtp_decoder) `index`: ref'd,
  * NULL if rtpbin never asked for that slot. */

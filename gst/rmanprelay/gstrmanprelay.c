@@ -141,7 +141,8 @@ gst_rmanp_relay_set_property (GObject * obj, guint id, const GValue * v, GParamS
     case PROP_STATS_INTERVAL: self->stats_ms = g_value_get_uint (v); break;
     default:
       if (!gst_am_net_config_set_property (&self->net, ps, v)
-          && !gst_am_rmanp_param_set (&self->params, id, TRUE, v))
+          && !gst_am_rmanp_param_set (&self->params, id, TRUE, v)
+          && !gst_am_rmanp_io_set_key (&self->io, id, v))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, ps);
   }
   GST_OBJECT_UNLOCK (self);
@@ -262,6 +263,7 @@ gst_rmanp_relay_class_init (GstRmanpRelayClass * klass)
   gst_am_rmanp_install_param (oc, GST_AM_RMANP_PROP_INCREASE, TRUE);
   gst_am_rmanp_install_param (oc, GST_AM_RMANP_PROP_CACHE, TRUE);
   gst_am_rmanp_install_param (oc, GST_AM_RMANP_PROP_QUEUE, TRUE);
+  gst_am_rmanp_install_param (oc, GST_AM_RMANP_PROP_AUTH_KEY, TRUE);
 
   gst_element_class_set_static_metadata (ec, "RMANP active relay", "Network",
       "An RMANP active relay (papers/004), no pads: receives the session on its parent's "

@@ -197,7 +197,8 @@ gst_rmanp_sink_set_property (GObject * obj, guint id, const GValue * v, GParamSp
   else if (id == PROP_STATS_INTERVAL)
     self->stats_ms = g_value_get_uint (v);
   else if (!gst_am_net_config_set_property (&self->net, ps, v)
-      && !gst_am_rmanp_param_set (&self->params, id, FALSE, v))
+      && !gst_am_rmanp_param_set (&self->params, id, FALSE, v)
+      && !gst_am_rmanp_io_set_key (&self->io, id, v))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, ps);
   GST_OBJECT_UNLOCK (self);
 }
@@ -283,6 +284,7 @@ gst_rmanp_sink_class_init (GstRmanpSinkClass * klass)
   gst_am_rmanp_install_param (oc, GST_AM_RMANP_PROP_PACKET_SIZE, FALSE);
   gst_am_rmanp_install_param (oc, GST_AM_RMANP_PROP_WINDOW, FALSE);
   gst_am_rmanp_install_param (oc, GST_AM_RMANP_PROP_INCREASE, FALSE);
+  gst_am_rmanp_install_param (oc, GST_AM_RMANP_PROP_AUTH_KEY, FALSE);
 
   gst_element_class_add_static_pad_template (ec, &sink_template);
   gst_element_class_set_static_metadata (ec, "RMANP reliable multicast sink", "Sink/Network",

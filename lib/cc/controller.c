@@ -113,7 +113,7 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
   s->proto = proto;
   s->cfg = c;
   memset (&s->peers, 0, sizeof s->peers);
-  s->sr_n = s->sr_next = 0;
+  memset (&s->srs, 0, sizeof s->srs);
   s->last_heard = AMCC_TIME_NONE;
   s->rate_heard = c.initial_bps;
   s->live = 0;
@@ -207,23 +207,7 @@ amcc_sender_on_rtp_sent (amcc_sender *s, amcc_time now, size_t bytes)
 void
 amcc_sender_on_sr_sent (amcc_sender *s, amcc_time now, uint32_t ntp_mid32)
 {
-  s->sr[s->sr_next].ntp = ntp_mid32;
-  s->sr[s->sr_next].at = now;
-  s->sr_next = (s->sr_next + 1) % AMCC_SR_MEMORY;
-  if (s->sr_n < AMCC_SR_MEMORY)
-    s->sr_n++;
-}
-
-/* When we sent the SR whose NTP middle bits are lsr, if we remember it. */
-static int
-sr_sent_at (const amcc_sender *s, uint32_t lsr, amcc_time *at)
-{
-  for (unsigned i = 0; lsr && i < s->sr_n; i++)
-    if (s->sr[i].ntp == lsr) {
-      *at = s->sr[i].at;
-      return 1;
-    }
-  return 0;
+  amcc_sr_memory_note (&s->srs, now, ntp_mid32);
 }
 
 void
@@ -238,10 +222,8 @@ amcc_sender_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter, u
   if ((p = amcc_peers_find (&s->peers, reporter)) && p->excluded)
     return;
   s->last_heard = now;
-  /* a proof: it echoes one of our SRs and did not hold it longer than since we sent it
-   * (DLSR in 1/65536 s; one unit of slack for its truncation) */
-  if (sr_sent_at (s, lsr, &at) && now >= at
-      && (uint64_t) dlsr <= (uint64_t) amcc_time_to_ntp_mid32 (now - at) + 1) {
+  /* a proof: it echoes one of our SRs and did not hold it longer than since we sent it */
+  if (amcc_sr_memory_proves (&s->srs, now, lsr, dlsr, 0, &at)) {
     a_ntp32 = lsr + amcc_time_to_ntp_mid32 (now - at);    /* A on our own clock (eq. 9) */
     if ((p = amcc_peers_get (&s->peers, reporter))) {
       p->proofs++;
@@ -530,6 +512,15 @@ amcc_receiver_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt)
   r->sender = pkt->ssrc;
   r->sender_last = now;
   r->proto->receiver->on_rtp (r, now, pkt);
+}
+
+int
+amcc_receiver_sender (const amcc_receiver *r, uint32_t *ssrc)
+{
+  if (!r->have_sender || r->proto->max_layers)
+    return 0;
+  *ssrc = r->sender;
+  return 1;
 }
 
 void

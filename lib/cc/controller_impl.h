@@ -27,8 +27,7 @@ struct amcc_sender {
   const amcc_protocol *proto;
   amcc_ctl_config cfg;         /* receiver_timeout resolved; min/max as last set */
   amcc_peers peers;
-  struct { uint32_t ntp; amcc_time at; } sr[AMCC_SR_MEMORY];  /* our last SRs, a ring */
-  unsigned sr_n, sr_next;
+  amcc_sr_memory srs;          /* our last SRs (amcc/proof.h) */
   amcc_time last_heard;        /* last report block or report taken, AMCC_TIME_NONE = never */
   double rate_heard;           /* the target while someone was still heard */
   uint32_t live;               /* the protocol's live receivers at the last rate call */

@@ -7,7 +7,8 @@
  * it settles near a bottleneck; a receiver gone silent is dropped after the timeout and stops
  * holding the rate down; limits changed while running clamp at once (and what the sender
  * advertises follows); bad APPs are counted as such. Deterministic: simulated clock, seeded
- * random numbers. */
+ * random numbers. Also the proof of reception's pure helpers (amcc/proof.h) at hand-computed
+ * values: the SR memory, the DLSR bound with and without slack, the unproven budget. */
 #include "ctl_sim.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -416,6 +417,43 @@ static void test_timeout (void) { for_each_protocol (check_timeout); }
 static void test_limits (void) { for_each_protocol (check_limits); }
 static void test_bad_apps (void) { for_each_protocol (check_bad_apps); }
 static void test_proofs (void) { for_each_protocol (check_proofs); }
+
+static void
+test_sr_memory (void)
+{
+  amcc_sr_memory m = { 0 };
+  const amcc_time s = AMCC_NS_PER_S, ms = AMCC_NS_PER_MS;
+  amcc_time at = 0;
+
+  /* nothing remembered, and LSR 0 ("no SR yet") never is */
+  AMT_CHECK (!amcc_sr_memory_proves (&m, 10 * s, 0x1000, 0, 0, NULL));
+  amcc_sr_memory_note (&m, 10 * s, 0);
+  AMT_CHECK (!amcc_sr_memory_find (&m, 0, &at));
+  /* the last AMCC_SR_MEMORY: SR k (k = 1..17) at 10 + k s with NTP mid32 0x1000 + k; the 17th
+   * overwrote the first */
+  for (unsigned k = 1; k <= AMCC_SR_MEMORY + 1; k++)
+    amcc_sr_memory_note (&m, (10 + k) * s, 0x1000 + k);
+  AMT_CHECK (!amcc_sr_memory_find (&m, 0x1001, &at));
+  AMT_CHECK (amcc_sr_memory_find (&m, 0x1002, &at) && at == 12 * s);
+  AMT_CHECK (amcc_sr_memory_find (&m, 0x1000 + AMCC_SR_MEMORY + 1, &at) && at == 27 * s);
+  /* SR 17 left at 27 s; at 28 s a DLSR of 1 s (65536) proves, 1 s + 2 units does not (one unit
+   * of slack for the truncation) */
+  AMT_CHECK (amcc_sr_memory_proves (&m, 28 * s, 0x1011, 65536, 0, &at) && at == 27 * s);
+  AMT_CHECK (amcc_sr_memory_proves (&m, 28 * s, 0x1011, 65537, 0, NULL));
+  AMT_CHECK (!amcc_sr_memory_proves (&m, 28 * s, 0x1011, 65538, 0, NULL));
+  /* with 500 ms of slack (a receiver judging a peer): up to 1.5 s (98304) */
+  AMT_CHECK (amcc_sr_memory_proves (&m, 28 * s, 0x1011, 98304, 500 * ms, NULL));
+  AMT_CHECK (!amcc_sr_memory_proves (&m, 28 * s, 0x1011, 98306, 500 * ms, NULL));
+  /* an SR "sent" after now, another LSR, a negative slack: no proof */
+  AMT_CHECK (!amcc_sr_memory_proves (&m, 26 * s, 0x1011, 0, 0, NULL));
+  AMT_CHECK (!amcc_sr_memory_proves (&m, 28 * s, 0x2011, 0, 0, NULL));
+  AMT_CHECK (!amcc_sr_memory_proves (&m, 28 * s, 0x1011, 0, -1, NULL));
+  /* the budget: 0 = no limit; a packet adding no unproven member always passes */
+  AMT_CHECK (amcc_unproven_admit (15, 1, 16) && !amcc_unproven_admit (16, 1, 16));
+  AMT_CHECK (!amcc_unproven_admit (15, 2, 16) && amcc_unproven_admit (16, 0, 16));
+  AMT_CHECK (amcc_unproven_admit (1000, 64, 0));
+  AMT_CHECK (!amcc_unproven_admit (UINT32_MAX, 1, UINT32_MAX));
+}
 static void test_all_silent (void) { for_each_protocol (check_all_silent); }
 static void test_expiry_ramp (void) { for_each_protocol (check_expiry_ramp); }
 static void test_sender_change (void) { for_each_protocol (check_sender_change); }
@@ -430,6 +468,7 @@ main (void)
   AMT_RUN (test_limits);
   AMT_RUN (test_bad_apps);
   AMT_RUN (test_proofs);
+  AMT_RUN (test_sr_memory);
   AMT_RUN (test_all_silent);
   AMT_RUN (test_expiry_ramp);
   AMT_RUN (test_sender_change);

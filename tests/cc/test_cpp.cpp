@@ -10,6 +10,7 @@
 #include <amcc/asmp.h>
 #include <amcc/pacing.h>
 #include <amcc/controller.h>
+#include <amcc/proof.h>
 #include <amcc/avmrc.h>
 #include <amcc/rmanp.h>
 #include <amcc/fec.h>

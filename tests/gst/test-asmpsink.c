@@ -1,7 +1,8 @@
 /* test-asmpsink.c - asmpsink with GstHarness (RTP in) and a GstTestClock as the system clock
  * (rtpsession's RTCP timer): the SR carries the ASMP echo APP with the RTT computed from a
  * receiver's report block, receiver reports set the target, malformed RTCP/APP is counted and
- * ignored, the echo list stays within the RTCP MTU, lib/cc hears the receivers' RTCP interval.
+ * ignored, the echo list stays within the RTCP MTU, lib/cc hears the receivers' RTCP interval,
+ * new SSRCs that have not proven reception are dropped past max-unproven-members.
  * Network: 127.0.0.1 only. */
 #include "amgsttest.h"
 #include <math.h>
@@ -40,7 +41,7 @@ on_target (GObject * o, GParamSpec * p, Fixture * f)
 
 static void
 fixture_init_full (Fixture * f, const gchar * protocol, guint rtcp_interval_ms,
-    guint receiver_timeout_ms, guint max_ssrcs_per_host)
+    guint receiver_timeout_ms, guint max_ssrcs_per_host, guint max_unproven)
 {
   GstElement *rtpbin;
 
@@ -57,7 +58,7 @@ fixture_init_full (Fixture * f, const gchar * protocol, guint rtcp_interval_ms,
   g_object_set (f->sink, "address", "127.0.0.1", "port", f->port, "rtcp-interval",
       rtcp_interval_ms, "receiver-timeout", receiver_timeout_ms,
       "initial-bitrate", 500000, "min-bitrate", 50000, "max-bitrate", 4000000,
-      "max-ssrcs-per-host", max_ssrcs_per_host, NULL);
+      "max-ssrcs-per-host", max_ssrcs_per_host, "max-unproven-members", max_unproven, NULL);
   f->bus = gst_bus_new ();
   gst_element_set_bus (f->sink, f->bus);
   f->rtcp_out = g_async_queue_new_full ((GDestroyNotify) gst_buffer_unref);
@@ -80,7 +81,7 @@ static void
 fixture_init_iv (Fixture * f, const gchar * protocol, guint rtcp_interval_ms,
     guint receiver_timeout_ms)
 {
-  fixture_init_full (f, protocol, rtcp_interval_ms, receiver_timeout_ms, 32);
+  fixture_init_full (f, protocol, rtcp_interval_ms, receiver_timeout_ms, 32, 16);
 }
 
 static void
@@ -181,7 +182,6 @@ send_rr_from (Fixture * f, const gchar * from, guint32 rx_ssrc, gboolean block, 
     guint32 bye)
 {
   GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
-  gboolean done;
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstRTCPPacket pkt;
 
@@ -201,23 +201,18 @@ send_rr_from (Fixture * f, const gchar * from, guint32 rx_ssrc, gboolean block, 
   }
   amt_udp_send_from (b, f->port + 1, from);
   gst_buffer_unref (b);
-  if (from) {
-    /* the element may drop it, and then no later probe sees it: send a marker RR behind it
-     * (the socket keeps the order) and wait for that */
-    GstBuffer *m = gst_rtcp_buffer_new (100);
-    gst_rtcp_buffer_map (m, GST_MAP_READWRITE, &rtcp);
-    fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
-    gst_rtcp_packet_rr_set_ssrc (&pkt, MARKER_SSRC);
-    gst_rtcp_buffer_unmap (&rtcp);
-    amt_udp_send (m, f->port + 1);
-    gst_buffer_unref (m);
-  }
-  do {
+  if (!from) {
     seen = amt_wait_buffer (f->rtcp_in);
     fail_unless (seen != NULL, "RTCP not received by asmpsink");
-    done = !from || gst_am_rtcp_first_ssrc (seen) == MARKER_SSRC;
     gst_buffer_unref (seen);
-  } while (!done);
+    return;
+  }
+  /* the element may drop it, and then no later probe sees it: send a marker RR behind it and
+   * wait for that */
+  b = amt_rtcp_rr (MARKER_SSRC, 0, 0, 0);
+  amt_udp_send (b, f->port + 1);
+  gst_buffer_unref (b);
+  amt_wait_marker (f->rtcp_in, MARKER_SSRC);
 }
 
 static GstStructure *
@@ -400,8 +395,9 @@ GST_START_TEST (test_echo_bounded_by_rtcp_mtu)
 
   /* receivers expire after receiver-timeout of the test clock's time, which every SR cranked
    * out advances by an RTCP interval: make it outlast the ten SRs below */
-  /* 300 receivers from one host (loopback): no per-host cap (docs/security.md) */
-  fixture_init_full (&f, "asmp", 1000, 600000, 0);
+  /* 300 receivers from one host (loopback) that echo no SR of ours: no per-host cap, no
+   * unproven budget (docs/security.md) */
+  fixture_init_full (&f, "asmp", 1000, 600000, 0, 0);
   push_rtp (&f, TRUE);
   gst_buffer_unref (next_sr (&f));
   for (i = 0; i < receivers; i++)
@@ -538,6 +534,70 @@ GST_START_TEST (test_forged_feedback_dropped)
   /* the honest receiver goes on; the other host's own SSRC is heard */
   fail_unless_equals_int (report_app (&f, "127.0.0.1", 0xAABBCCDD, 400000, 0), 400000);
   fail_unless_equals_int (report_app (&f, "127.0.0.2", 0x66666666, 350000, 0), 350000);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+static guint64
+unproven_full (Fixture * f)
+{
+  GstStructure *st;
+  guint64 n;
+
+  gst_buffer_unref (next_sr (f));       /* the stats property is refreshed at each SR */
+  st = stats (f);
+  n = stat_u64 (st, "rtcp-unproven-full");
+  gst_structure_free (st);
+  return n;
+}
+
+/* RTCP from a new SSRC with no report block, from `from` (it may be dropped). */
+static void
+send_unproven (Fixture * f, const gchar * from, guint32 ssrc)
+{
+  send_rr_from (f, from, ssrc, FALSE, 0, 0, NULL, 0, NULL, 0, 0);
+}
+
+/* The unproven budget (max-unproven-members, here 4; docs/security.md): new SSRCs whose RTCP
+ * echoes none of our SRs pass until 4 of them are live, from one address or several; then
+ * further ones are dropped before rtpbin and counted (rtcp-unproven-full). A new receiver whose
+ * report block echoes our last SR still comes in, and its report counts; an unproven member
+ * that proves makes room; 30 s of silence (the test clock: gst_am_now) frees the budget. */
+GST_START_TEST (test_unproven_budget)
+{
+  Fixture f;
+  guint i;
+
+  fixture_init_full (&f, "asmp", 100, 600000, 32, 4);
+  push_rtp (&f, TRUE);
+  gst_buffer_unref (next_sr (&f));
+  /* send_rr_from's marker and three more: unproven, within the budget */
+  send_rr (&f, MARKER_SSRC, FALSE, 0, 0, NULL, 0, NULL, 0);
+  for (i = 0; i < 3; i++)
+    send_unproven (&f, NULL, 0x0d000000 + i);
+  fail_unless (amt_rtpbin_learns (f.sink, 0x0d000002));
+  send_unproven (&f, "127.0.0.1", 0x0d000010);
+  send_unproven (&f, "127.0.0.2", 0x0d000011);
+  fail_if (amt_rtpbin_knows (f.sink, 0x0d000010) || amt_rtpbin_knows (f.sink, 0x0d000011));
+  fail_unless_equals_int (unproven_full (&f), 2);
+  /* a receiver that has heard us */
+  fail_unless_equals_int (report_app (&f, "127.0.0.3", 0xAABBCCDD, 300000, 0), 300000);
+  fail_unless (amt_rtpbin_learns (f.sink, 0xAABBCCDD));
+  /* 0x0d000000 proves: room for one more */
+  send_rr (&f, 0x0d000000, TRUE, 0, 0, NULL, 0, NULL, 0);
+  send_unproven (&f, "127.0.0.2", 0x0d000012);
+  send_unproven (&f, "127.0.0.2", 0x0d000013);
+  fail_unless (amt_rtpbin_learns (f.sink, 0x0d000012));
+  fail_if (amt_rtpbin_knows (f.sink, 0x0d000013));
+  fail_unless_equals_int (unproven_full (&f), 3);
+  /* 31 s of silence: the unproven are forgotten (the marker too, and it counts again) */
+  gst_test_clock_advance_time (f.clock, 31 * GST_SECOND);
+  for (i = 0; i < 3; i++)
+    send_unproven (&f, "127.0.0.4", 0x0d000020 + i);
+  send_unproven (&f, "127.0.0.4", 0x0d000023);
+  fail_unless (amt_rtpbin_learns (f.sink, 0x0d000022));
+  fail_if (amt_rtpbin_knows (f.sink, 0x0d000023));
+  fail_unless_equals_int (unproven_full (&f), 4);
   fixture_clear (&f);
 }
 GST_END_TEST;
@@ -737,7 +797,8 @@ GST_START_TEST (test_state_cycles)
 }
 GST_END_TEST;
 
-/* An RR + SDES CNAME from ssrc, as rtpsession sends them (the SDES makes it a member). */
+/* An RR + SDES CNAME from ssrc, as rtpsession sends them (the SDES makes it a member), its
+ * report block echoing our last SR (it has proven reception: no unproven budget for it). */
 static void
 send_member (Fixture * f, guint32 ssrc)
 {
@@ -748,6 +809,7 @@ send_member (Fixture * f, guint32 ssrc)
   gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
   fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
   gst_rtcp_packet_rr_set_ssrc (&pkt, ssrc);
+  fail_unless (gst_rtcp_packet_add_rb (&pkt, SENDER_SSRC, 0, 0, f->seq, 0, f->last_lsr, 0));
   fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SDES, &pkt));
   fail_unless (gst_rtcp_packet_sdes_add_item (&pkt, ssrc));
   fail_unless (gst_rtcp_packet_sdes_add_entry (&pkt, GST_RTCP_SDES_CNAME, 4,
@@ -764,8 +826,9 @@ send_member (Fixture * f, guint32 ssrc)
  * receiver-timeout 0 its receiver timeout is 3 of them. At 64 kbit/s of RTP (the bandwidth
  * set) RTCP gets 3200 bit/s; 20 receivers and us: 1 sender <= 21 / 4, so the 20 receivers
  * share 3/4 of it, 300 B/s: Td = 20 x size / 300 s for a mean packet between 52 B (their RR +
- * SDES, 8 + 16 + 28 B) and 250 B (our SRs with SDES and the echo): in [3.4, 16.7] s, far
- * above the 0.1 s minimum the element was given. */
+ * SDES, 8 + 16 + 28 B; 24 B more with the block) and 250 B (our SRs with SDES and the echo): in
+ * [3.4, 16.7] s, far above the 0.1 s minimum the element was given. They have proven
+ * reception: all 20 pass, beyond max-unproven-members (16). */
 GST_START_TEST (test_rtcp_interval_reaches_cc)
 {
   Fixture f;
@@ -809,6 +872,7 @@ asmpsink_suite (void)
   tcase_add_test (tc, test_echo_bounded_by_rtcp_mtu);
   tcase_add_test (tc, test_receiver_timeout_on_test_clock);
   tcase_add_test (tc, test_forged_feedback_dropped);
+  tcase_add_test (tc, test_unproven_budget);
   tcase_add_test (tc, test_outlier_excluded);
   tcase_add_test (tc, test_tfmcc_sender_app);
   tcase_add_test (tc, test_tfmcc_early_rtcp);

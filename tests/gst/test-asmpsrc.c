@@ -2,7 +2,8 @@
  * the sender's SR + echo APP arrive over 127.0.0.1; the receiver's RRs carry its ASMP report
  * APP (content checked), echoes and losses are accounted, malformed APPs are counted and
  * ignored, a similar peer report suppresses ours, TFMCC mode sends TFMR reports, a receiver
- * that stops (READY or EOS) says BYE once, the RTCP interval lib/cc uses follows the session.
+ * that stops (READY or EOS) says BYE once, the RTCP interval lib/cc uses follows the session,
+ * new peers that have not proven reception are dropped past max-unproven-members.
  * The test clock drives rtpsession's RTCP timer and the element's early-report timer; the
  * receiver's congestion-control state (lib/cc) runs on gst_am_now(), the wall clock, which no
  * test clock can advance: where a check depends on a wall-clock deadline, the test first lets
@@ -25,6 +26,7 @@ typedef struct {
   guint collisions;
   guint16 seq;
   guint32 own_ssrc;
+  guint32 last_lsr;             /* NTP middle 32 bits of the last SR send_sr sent */
   GSocket *peer;                /* rtcp-address's socket, when one was given: what leaves us */
 } Fixture;
 
@@ -35,9 +37,11 @@ on_collision (GstElement * rtpbin, guint session, guint ssrc, Fixture * f)
 }
 
 /* rtcp_to: the element's rtcp-address (another loopback address, where f->peer listens),
- * NULL: the default (its own address, 127.0.0.1, where its RTCP loops back to itself). */
+ * NULL: the default (its own address, 127.0.0.1, where its RTCP loops back to itself);
+ * max_unproven: its max-unproven-members. */
 static void
-fixture_init_full (Fixture * f, const gchar * protocol, const gchar * rtcp_to)
+fixture_init_full (Fixture * f, const gchar * protocol, const gchar * rtcp_to,
+    guint max_unproven)
 {
   GstElement *rtpbin;
   GObject *session = NULL;
@@ -51,7 +55,8 @@ fixture_init_full (Fixture * f, const gchar * protocol, const gchar * rtcp_to)
   fail_unless (f->src != NULL, "asmpsrc not found (GST_PLUGIN_PATH?)");
   gst_object_ref_sink (f->src);        /* ours; the harness takes its own ref */
   gst_util_set_object_arg (G_OBJECT (f->src), "protocol", protocol);
-  g_object_set (f->src, "address", "127.0.0.1", "port", f->port, "rtcp-interval", 100, NULL);
+  g_object_set (f->src, "address", "127.0.0.1", "port", f->port, "rtcp-interval", 100,
+      "max-unproven-members", max_unproven, NULL);
   if (rtcp_to) {
     GInetAddress *ia = g_inet_address_new_from_string (rtcp_to);
     GSocketAddress *sa = g_inet_socket_address_new (ia, f->port + 1);
@@ -83,7 +88,7 @@ fixture_init_full (Fixture * f, const gchar * protocol, const gchar * rtcp_to)
 static void
 fixture_init (Fixture * f, const gchar * protocol)
 {
-  fixture_init_full (f, protocol, NULL);
+  fixture_init_full (f, protocol, NULL, 16);
 }
 
 static void
@@ -145,11 +150,13 @@ send_sr (Fixture * f, const gchar * app_name, guint8 subtype, const guint8 * app
   GstBuffer *b = gst_rtcp_buffer_new (1400), *seen;
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstRTCPPacket pkt;
+  guint64 ntp = amcc_ntp64_from_unix (gst_am_wall (gst_am_now ()));
 
+  f->last_lsr = amcc_ntp_mid32 (ntp);
   gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
   fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SR, &pkt));
-  gst_rtcp_packet_sr_set_sender_info (&pkt, SENDER_SSRC,
-      amcc_ntp64_from_unix (gst_am_wall (gst_am_now ())), f->seq * 3000, f->seq, f->seq * 500);
+  gst_rtcp_packet_sr_set_sender_info (&pkt, SENDER_SSRC, ntp, f->seq * 3000, f->seq,
+      f->seq * 500);
   gst_rtcp_buffer_unmap (&rtcp);
   if (app_name)
     fail_unless (gst_am_rtcp_append_app (b, subtype, SENDER_SSRC, app_name, app, len));
@@ -160,8 +167,8 @@ send_sr (Fixture * f, const gchar * app_name, guint8 subtype, const guint8 * app
   gst_buffer_unref (seen);
 }
 
-/* A peer receiver's RR + SDES CNAME (as rtpsession sends them: it makes the peer an active
- * member) + ASMP report. */
+/* A peer receiver's RR, its report block echoing the last SR (it has proven reception), +
+ * SDES CNAME (as rtpsession sends them: it makes the peer an active member) + ASMP report. */
 static void
 send_peer_report (Fixture * f, guint32 ssrc, gdouble rate_bps)
 {
@@ -175,6 +182,7 @@ send_peer_report (Fixture * f, guint32 ssrc, gdouble rate_bps)
   gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
   fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
   gst_rtcp_packet_rr_set_ssrc (&pkt, ssrc);
+  fail_unless (gst_rtcp_packet_add_rb (&pkt, SENDER_SSRC, 0, 0, f->seq, 0, f->last_lsr, 0));
   fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SDES, &pkt));
   fail_unless (gst_rtcp_packet_sdes_add_item (&pkt, ssrc));
   fail_unless (gst_rtcp_packet_sdes_add_entry (&pkt, GST_RTCP_SDES_CNAME, 4,
@@ -499,7 +507,7 @@ check_bye_at (GstState stop)
   amcc_asmp_report rep;
   guint32 ssrc = 0;
 
-  fixture_init_full (&f, "asmp", "127.0.0.2");
+  fixture_init_full (&f, "asmp", "127.0.0.2", 16);
   send_rtp (&f, 20, 0);
   send_sr (&f, NULL, 0, NULL, 0);
   fail_unless (next_rr (&f, &rep), "the receiver sent no report");
@@ -559,10 +567,11 @@ GST_START_TEST (test_rtcp_interval_reaches_cc)
   fail_unless (gst_structure_get_double (st, "rtcp-interval-s", &iv));
   fail_unless (iv >= 0.14 && iv <= 1.0, "lib/cc's RTCP interval %.3f s, not the session's", iv);
   gst_structure_free (st);
-  /* 20 more receivers heard (within max-ssrcs-per-host, 32; their SDES makes them members):
-   * 21 or 22 members, 1 sender <= members / 4, so the 20 or 21 receivers share 3/4 of it,
-   * 2400 bit/s: Td = receivers x 8 x size / 2400 s, in [3.7, 14] s for the same sizes (the
-   * peers' RR + SDES + APP, 8 + 16 + 12 + 28 + 28 B, are among them) */
+  /* 20 more receivers heard (within max-ssrcs-per-host, 32, and proven, so beyond
+   * max-unproven-members, 16; their SDES makes them members): 21 or 22 members, 1 sender <=
+   * members / 4, so the 20 or 21 receivers share 3/4 of it, 2400 bit/s: Td = receivers x 8 x
+   * size / 2400 s, in [3.7, 14] s for the same sizes (the peers' RR + block + SDES + APP,
+   * 8 + 24 + 16 + 12 + 28 + 28 B, are among them) */
   for (i = 0; i < 20; i++)
     send_peer_report (&f, 0x0b000000 + i, 400e3);
   send_sr (&f, NULL, 0, NULL, 0);
@@ -573,6 +582,77 @@ GST_START_TEST (test_rtcp_interval_reaches_cc)
   gst_structure_free (st);
   g_object_unref (session);
   gst_object_unref (rtpbin);
+  fixture_clear (&f);
+}
+GST_END_TEST;
+
+/* A peer's RR with no report block (it proves nothing) from `from`, then the sender's SR,
+ * which always passes: once the SR is through, the element has judged the RR too. */
+static void
+send_unproven (Fixture * f, const gchar * from, guint32 ssrc)
+{
+  GstBuffer *b = amt_rtcp_rr (ssrc, 0, 0, 0);
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+
+  amt_udp_send_from (b, f->port + 1, from);
+  gst_buffer_unref (b);
+  b = gst_rtcp_buffer_new (100);
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_SR, &pkt));
+  gst_rtcp_packet_sr_set_sender_info (&pkt, SENDER_SSRC, 0, 0, 0, 0);
+  gst_rtcp_buffer_unmap (&rtcp);
+  amt_udp_send (b, f->port + 1);
+  gst_buffer_unref (b);
+  amt_wait_marker (f->rtcp_in, SENDER_SSRC);
+}
+
+static guint64
+unproven_full (Fixture * f)
+{
+  amcc_asmp_report rep;
+  GstStructure *st;
+  guint64 n;
+
+  next_rr (f, &rep);            /* the stats property is refreshed at each RR */
+  st = stats (f);
+  n = stat_u64 (st, "rtcp-unproven-full");
+  gst_structure_free (st);
+  return n;
+}
+
+/* The unproven budget at a receiver (max-unproven-members, here 4; docs/security.md): peers
+ * whose RTCP echoes none of the sender's SRs pass until 4 of them are live, from one address
+ * or several, then further ones are dropped before rtpbin and counted (rtcp-unproven-full);
+ * a peer whose report block echoes the sender's SR as it reached us still comes in; 30 s of
+ * silence (the test clock: gst_am_now) frees the budget. The sender itself never counts. */
+GST_START_TEST (test_unproven_budget)
+{
+  Fixture f;
+  guint i;
+
+  fixture_init_full (&f, "asmp", NULL, 4);
+  send_rtp (&f, 20, 0);
+  send_sr (&f, NULL, 0, NULL, 0);
+  for (i = 0; i < 4; i++)
+    send_unproven (&f, i % 2 ? "127.0.0.2" : "127.0.0.3", 0x0e000000 + i);
+  send_unproven (&f, "127.0.0.4", 0x0e000010);
+  fail_unless (amt_rtpbin_learns (f.src, 0x0e000003));
+  fail_if (amt_rtpbin_knows (f.src, 0x0e000010));
+  fail_unless_equals_int (unproven_full (&f), 1);
+  /* a peer that has heard the sender's SR */
+  send_sr (&f, NULL, 0, NULL, 0);
+  send_peer_report (&f, 0x0badcafe, 400e3);
+  fail_unless (amt_rtpbin_learns (f.src, 0x0badcafe));
+  fail_unless_equals_int (unproven_full (&f), 1);
+  /* 31 s of silence: room again */
+  gst_test_clock_advance_time (f.clock, 31 * GST_SECOND);
+  for (i = 0; i < 4; i++)
+    send_unproven (&f, "127.0.0.4", 0x0e000020 + i);
+  send_unproven (&f, "127.0.0.4", 0x0e000024);
+  fail_unless (amt_rtpbin_learns (f.src, 0x0e000023));
+  fail_if (amt_rtpbin_knows (f.src, 0x0e000024));
+  fail_unless_equals_int (unproven_full (&f), 2);
   fixture_clear (&f);
 }
 GST_END_TEST;
@@ -592,6 +672,7 @@ asmpsrc_suite (void)
   tcase_add_test (tc, test_bye_when_stopped);
   tcase_add_test (tc, test_bye_at_eos);
   tcase_add_test (tc, test_rtcp_interval_reaches_cc);
+  tcase_add_test (tc, test_unproven_budget);
   return s;
 }
 

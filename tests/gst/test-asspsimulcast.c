@@ -143,16 +143,7 @@ next_table (Fixture * f, amcc_assp_table * t, size_t * echo_entries)
 static GstBuffer *
 rr_on_stream1 (Fixture * f, guint32 rx)
 {
-  GstBuffer *b = gst_rtcp_buffer_new (1400);
-  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
-  GstRTCPPacket pkt;
-
-  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
-  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt));
-  gst_rtcp_packet_rr_set_ssrc (&pkt, rx);
-  gst_rtcp_packet_add_rb (&pkt, SSRC1, 0, 0, f->seq, 0, f->last_lsr, 0);
-  gst_rtcp_buffer_unmap (&rtcp);
-  return b;
+  return amt_rtcp_rr (rx, SSRC1, f->seq, f->last_lsr);
 }
 
 /* sends b to stream 1's RTCP port and waits until stream 1 received it */

@@ -1,10 +1,12 @@
 /* test-asspsrc.c - asspsrc: the H.264 key-frame test the switch waits for, the output of the
  * stream received (one SSRC of its own, continuous sequence numbers, the RTP payload intact),
  * EOS (it reaches the sink from the joined stream alone; the streams never joined are not
- * touched), and bad `streams` settings. The switch itself is tested live (tests/net/test_assp_elements.py):
+ * touched), bad `streams` settings, and the RTCP guard of the receiver it lends its streams
+ * (asmpsrc's caps: the unproven-member budget). The switch itself is tested live (tests/net/test_assp_elements.py):
  * lib/cc decides it from seconds of measurements. Network: 127.0.0.1 only. */
 #include "amgsttest.h"
 #include "common/gstamnet.h"
+#include "common/gstamguard.h"
 
 GST_START_TEST (test_h264_key_start)
 {
@@ -244,6 +246,40 @@ GST_START_TEST (test_bad_streams)
 }
 GST_END_TEST;
 
+/* Stream 0's RTCP meets the guard of the receiver asspsrc lends it, with asmpsrc's default
+ * caps: of 20 new peers that echo no SR, GST_AM_GUARD_MAX_UNPROVEN pass and the rest are
+ * dropped and counted (rtcp-unproven-full, in the stream's asmpsrc-stats, posted with each RR
+ * it sends: waited for, 10 s at most). */
+GST_START_TEST (test_stream_guard)
+{
+  AssppFixture f;
+  GstElement *s0;
+  guint64 full = 0;
+  guint i;
+
+  fixture_start (&f);
+  send_stream0 (&f, 100, 10);
+  for (i = 0; i < 20; i++) {
+    GstBuffer *b = amt_rtcp_rr (0x0f000000 + i, 0, 0, 0);
+    amt_udp_send (b, f.port[0] + 1);
+    gst_buffer_unref (b);
+  }
+  s0 = gst_bin_get_by_name (GST_BIN (f.src), "stream_0");
+  fail_unless (s0 != NULL);
+  for (i = 0; i < 100 && full < 20 - GST_AM_GUARD_MAX_UNPROVEN; i++) {
+    GstStructure *st = NULL;
+    g_usleep (100 * 1000);
+    g_object_get (s0, "stats", &st, NULL);
+    if (st)
+      gst_structure_get_uint64 (st, "rtcp-unproven-full", &full);
+    gst_structure_free (st);
+  }
+  fail_unless_equals_int (full, 20 - GST_AM_GUARD_MAX_UNPROVEN);
+  gst_object_unref (s0);
+  fixture_stop (&f);
+}
+GST_END_TEST;
+
 static Suite *
 asspsrc_suite (void)
 {
@@ -257,6 +293,7 @@ asspsrc_suite (void)
   tcase_add_test (tc, test_eos_from_the_application);
   tcase_add_test (tc, test_eos_from_the_joined_stream);
   tcase_add_test (tc, test_bad_streams);
+  tcase_add_test (tc, test_stream_guard);
   return s;
 }
 

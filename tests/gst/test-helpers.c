@@ -352,7 +352,7 @@ check_from (GstAmSourceGuard * g, gint64 now, const gchar * from, guint32 rr, gu
  * SSRC; the table is capped. */
 GST_START_TEST (test_source_guard)
 {
-  GstAmSourceGuard *g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST);
+  GstAmSourceGuard *g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST, 0, 0);
   gint64 t = 100 * GST_SECOND;
   guint i;
 
@@ -381,7 +381,7 @@ GST_START_TEST (test_source_guard)
 
   /* the cap: new SSRCs beyond it are dropped until silent ones are forgotten (from 64 hosts:
    * one host may not bind more than GST_AM_GUARD_MAX_PER_HOST) */
-  g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST);
+  g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST, 0, 0);
   for (i = 0; i < GST_AM_GUARD_MAX_SSRCS; i++) {
     gchar *host = g_strdup_printf ("10.0.1.%u", i % 64 + 1);
     fail_unless_equals_int (check_from (g, t, host, 0x1000 + i, 0, 0), GST_AM_GUARD_PASS);
@@ -397,7 +397,7 @@ GST_START_TEST (test_source_guard)
   /* one host cannot grow the member count: past GST_AM_GUARD_MAX_PER_HOST live SSRCs its new
    * ones are dropped (a whole packet: 0x700 + 31 more would exceed it), other hosts still join,
    * its BYE or silence makes room again */
-  g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST);
+  g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST, 0, 0);
   for (i = 0; i < GST_AM_GUARD_MAX_PER_HOST - 1; i++)
     fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x2000 + i, 0, 0), GST_AM_GUARD_PASS);
   fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x700, 31, 0), GST_AM_GUARD_CROWDED);
@@ -409,6 +409,121 @@ GST_START_TEST (test_source_guard)
   fail_unless_equals_int (check_from (g, t, "10.0.0.7", 0x3002, 0, 0), GST_AM_GUARD_PASS);
   fail_unless_equals_int (check_from (g, t + 31 * GST_SECOND, "10.0.0.7", 0x3003, 0, 0),
       GST_AM_GUARD_PASS);
+  gst_am_source_guard_free (g);
+}
+
+GST_END_TEST;
+
+/* An RR of rr from `from` with one report block about `about` (LSR lsr, DLSR dlsr), or an SR of
+ * rr (NTP middle bits lsr, no block) when about is 0. */
+static GstAmGuardVerdict
+check_block (GstAmSourceGuard * g, gint64 now, const gchar * from, guint32 rr, guint32 about,
+    guint32 lsr, guint32 dlsr)
+{
+  GstBuffer *b = rtcp_from (from, 0, 0, 0);
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket p;
+  GstAmGuardVerdict v;
+
+  gst_rtcp_buffer_map (b, GST_MAP_READWRITE, &rtcp);
+  fail_unless (gst_rtcp_buffer_add_packet (&rtcp, about ? GST_RTCP_TYPE_RR : GST_RTCP_TYPE_SR,
+          &p));
+  if (about) {
+    gst_rtcp_packet_rr_set_ssrc (&p, rr);
+    fail_unless (gst_rtcp_packet_add_rb (&p, about, 0, 0, 0, 0, lsr, dlsr));
+  } else {
+    gst_rtcp_packet_sr_set_sender_info (&p, rr, (guint64) lsr << 16, 0, 0, 0);
+  }
+  gst_rtcp_buffer_unmap (&rtcp);
+  v = gst_am_source_guard_check (g, b, now);
+  gst_buffer_unref (b);
+  return v;
+}
+
+#define STREAM 0x5000u
+#define LSR 0x12345678u
+#define MS_DLSR(ms) ((guint32) ((ms) * 65536 / 1000))
+
+/* The unproven-member budget (docs/security.md): past max_unproven live SSRCs that have not
+ * proven reception, new unproven SSRCs are dropped, from any address; a report block echoing a
+ * recent SR of the stream proves (and lets a new SSRC in while the budget is full), proven
+ * SSRCs and the stream itself do not count, silence frees the budget, 0 = no limit. */
+GST_START_TEST (test_unproven_budget)
+{
+  GstAmSourceGuard *g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST, 4, 0);
+  gint64 t = 100 * GST_SECOND;
+  guint i;
+
+  gst_am_source_guard_set_stream (g, STREAM, FALSE);
+  gst_am_source_guard_note_sr (g, t - GST_SECOND, LSR);      /* our SR, sent 1 s ago */
+  /* four hosts, one unproven SSRC each (an RR + SDES of one SSRC counts once) */
+  fail_unless_equals_int (check_from (g, t, "10.0.2.1", 0xA1, 1, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.2.2", 0xA2, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.2.3", 0xA3, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.2.4", 0xA4, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (gst_am_source_guard_unproven (g, t), 4);
+  /* the budget is full: a fifth, from a new host or an old one, is dropped */
+  fail_unless_equals_int (check_from (g, t, "10.0.2.5", 0xA5, 0, 0), GST_AM_GUARD_UNPROVEN);
+  fail_unless_equals_int (check_from (g, t, "10.0.2.1", 0xA6, 0, 0), GST_AM_GUARD_UNPROVEN);
+  /* blocks that prove nothing: an LSR we never sent, a DLSR longer than since the SR (1 s), a
+   * block about another SSRC */
+  fail_unless_equals_int (check_block (g, t, "10.0.2.5", 0xA5, STREAM, LSR + 1, 0),
+      GST_AM_GUARD_UNPROVEN);
+  fail_unless_equals_int (check_block (g, t, "10.0.2.5", 0xA5, STREAM, LSR, MS_DLSR (1100)),
+      GST_AM_GUARD_UNPROVEN);
+  fail_unless_equals_int (check_block (g, t, "10.0.2.5", 0xA5, 0x6000, LSR, 0),
+      GST_AM_GUARD_UNPROVEN);
+  /* members already bound go on; the stream's own SSRC is not counted, and an SR in our name
+   * from the group (a forgery) does not make its NTP time one of ours */
+  fail_unless_equals_int (check_from (g, t, "10.0.2.2", 0xA2, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_block (g, t, "10.0.2.9", STREAM, 0, LSR + 2, 0),
+      GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_block (g, t, "10.0.2.9", 0xA9, STREAM, LSR + 2, 0),
+      GST_AM_GUARD_UNPROVEN);
+  /* a new SSRC whose block echoes our SR (held 0.9 s of the 1 s since) comes in: proven */
+  fail_unless_equals_int (check_block (g, t, "10.0.2.5", 0xA5, STREAM, LSR, MS_DLSR (900)),
+      GST_AM_GUARD_PASS);
+  fail_unless_equals_int (gst_am_source_guard_unproven (g, t), 4);
+  /* an unproven member that proves leaves the budget: one more may join */
+  fail_unless_equals_int (check_block (g, t, "10.0.2.3", 0xA3, STREAM, LSR, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (gst_am_source_guard_unproven (g, t), 3);
+  fail_unless_equals_int (check_from (g, t, "10.0.2.6", 0xA7, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.2.6", 0xA8, 0, 0), GST_AM_GUARD_UNPROVEN);
+  /* silence: past the forget time the unproven are gone (0xA2 spoke last at t as well) */
+  t += 31 * GST_SECOND;
+  fail_unless_equals_int (gst_am_source_guard_unproven (g, t), 0);
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_int (check_from (g, t, "10.0.2.7", 0xB0 + i, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.2.7", 0xB4, 0, 0), GST_AM_GUARD_UNPROVEN);
+  /* ... and so is a proof: 0xA3, silent as long, counts again when it comes back unproven */
+  fail_unless_equals_int (check_from (g, t, "10.0.2.3", 0xA3, 0, 0), GST_AM_GUARD_UNPROVEN);
+  gst_am_source_guard_free (g);
+
+  /* a receiver: the sender's SR passes through the guard and is remembered as it arrived; a
+   * peer nearer the sender held it up to GST_AM_GUARD_PEER_SLACK longer than we have */
+  g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST, 1,
+      GST_AM_GUARD_PEER_SLACK);
+  gst_am_source_guard_set_stream (g, STREAM, TRUE);
+  fail_unless_equals_int (check_block (g, t, "10.0.3.1", STREAM, 0, LSR, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_from (g, t, "10.0.3.2", 0xC1, 0, 0), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_block (g, t + 100 * GST_MSECOND, "10.0.3.3", 0xC2, STREAM, LSR,
+          MS_DLSR (550)), GST_AM_GUARD_PASS);
+  fail_unless_equals_int (check_block (g, t + 100 * GST_MSECOND, "10.0.3.3", 0xC3, STREAM, LSR,
+          MS_DLSR (650)), GST_AM_GUARD_UNPROVEN);
+  /* another sender: the old one's SRs prove nothing */
+  gst_am_source_guard_set_stream (g, STREAM + 1, TRUE);
+  fail_unless_equals_int (check_block (g, t, "10.0.3.3", 0xC4, STREAM + 1, LSR, 0),
+      GST_AM_GUARD_UNPROVEN);
+  gst_am_source_guard_free (g);
+
+  /* 0 = no limit */
+  g = gst_am_source_guard_new (30 * GST_SECOND, GST_AM_GUARD_MAX_PER_HOST, 0, 0);
+  for (i = 0; i < 200; i++) {
+    gchar *host = g_strdup_printf ("10.0.4.%u", i + 1);
+    fail_unless_equals_int (check_from (g, t, host, 0xD000 + i, 0, 0), GST_AM_GUARD_PASS);
+    g_free (host);
+  }
+  fail_unless_equals_int (gst_am_source_guard_unproven (g, t), 200);
   gst_am_source_guard_free (g);
 }
 
@@ -714,6 +829,7 @@ helpers_suite (void)
   tcase_add_test (tc, test_trace_append);
   tcase_add_test (tc, test_send_trace);
   tcase_add_test (tc, test_source_guard);
+  tcase_add_test (tc, test_unproven_budget);
   tcase_add_test (tc, test_enum_blurb);
   tcase_add_test (tc, test_rtcp_interval_arithmetic);
   tcase_add_test (tc, test_bye_packet);

@@ -14,7 +14,10 @@ ASMP reports, docs/wire-formats.md) and sends to the group's RTCP port, from its
      every tenth from a new SSRC (issue 14: random SSRCs stretched rtpsession's RTCP interval);
   d. malformed RTCP: truncated compounds, a bad version, lengths past the datagram, random
      bytes, ASMP reports truncated or with a zero rate;
-  e. SRs from SR_COUNT new SSRCs (issue 14: 250 of them grew a receiver from 9 to 509 threads).
+  e. SRs from SR_COUNT new SSRCs (issue 14: 250 of them grew a receiver from 9 to 509 threads);
+  f. MANY_PPS RR + SDES/s, each from a new SSRC that echoes no SR, from MANY_ADDRS addresses
+     added to its interface in its namespace (fewer than max-ssrcs-per-host each: issue 14's
+     random SSRCs from many hosts, which the per-host cap does not bound).
 The target is held by max-bitrate (MAX_BPS, below both paths, also with the flood on the slow
 link): a reference that the session's own noise on a loaded host does not move (the clock-step
 and querier tests found a link-held target too noisy). Checks:
@@ -24,7 +27,12 @@ and querier tests found a link-held target too noisy). Checks:
     (the attacks without containment drag it to min-bitrate);
   - each attack is counted where it is refused: a. app-implausible, b. rtcp-spoofed (the SSRC is
     bound to the honest receiver's address, gstamguard.c), c. app-limited and rtcp-host-full,
-    d. rtcp-malformed + app-malformed; each by at least COUNT_SHARE of what was sent;
+    d. rtcp-malformed + app-malformed, f. rtcp-unproven-full (the unproven-member budget,
+    gstamguard.c); each by at least COUNT_SHARE of what was sent;
+  - f. at the sender and at each receiver the budget dropped RTCP (rtcp-unproven-full), the
+    RTCP interval rtpsession computes stayed below INTERVAL_MAX_S and so did every gap between
+    the node's own RTCP packets (one stats message each) from the phase to the end of the tail;
+    the sender counts both honest receivers through the phase;
   - e. each receiver's thread count grows by at most THREAD_GROWTH (asmpsrc's max-streams and
     the per-host cap of new SSRCs);
   - sender and receivers run to the end without errors, both receivers decode video and the
@@ -46,6 +54,15 @@ stays 0): its check is the count, and the per-host cap that bounds rtpsession's 
 Phase e (in the last 6 runs): 202 SRs dropped at the sender (rtcp-host-full), the receivers'
 threads 9 -> 9 after phase c filled the per-host cap, 9 -> 23 with `--only e`; with the guard
 off and no max-streams (asmpsrc), 9 -> 413.
+Phase f (2026-11-29, 5 runs of the whole test and 1 `--only f`, load 10-15, all passed, 77-80
+s): 772-786 of 788-802 new SSRCs dropped at the sender and at each receiver (the first 16 are
+let in); the RTCP interval 0.50 s before, at most 1.01-1.05 s after; the longest a node went
+without sending RTCP 0.61-0.66 s (sender), 0.99-1.17 s (receivers); target 100 %. With the
+budget's default set to 0 (a build not committed), `--only f`: nothing dropped, the receivers'
+Td as the sender computes it went from 0.50 s to 10 s 5 s into the phase, 32 s at the tail's
+end and 34.5 s at the session's end, still rising; both receivers sent their last RTCP 0.1-0.9
+s into the phase and were silent to the session's end (the gap check: 14.1 and 14.9 s); the
+target did not move within the run (the sender's receiver timeout is 3 of those intervals).
 """
 import json
 import os
@@ -66,14 +83,22 @@ SLOW_RATE = 800_000        # tbf toward "slow": above MAX_BPS + the flood's bits
 DELAY_MS = 20
 RTCP_MS = 500
 INIT_BPS, MIN_BPS, MAX_BPS = 300_000, 100_000, 500_000
-SEND_S = 56
-# phases, seconds after the sender started: the baseline, then the four attacks, then a tail
+SEND_S = 65
+# phases, seconds after the sender started: the baseline, then the attacks, then a tail
 BASE = (10, 18)
 # a quiet second between phases: a counter's rise shows up to one RTCP interval later
-PHASES = {'a': (18, 25), 'b': (26, 31), 'c': (32, 37), 'd': (38, 42), 'e': (43, 47)}
-TAIL = (48, 54)
+PHASES = {'a': (18, 25), 'b': (26, 31), 'c': (32, 37), 'd': (38, 42), 'e': (43, 47),
+          'f': (48, 56)}
+TAIL = (57, 63)
 FLOOD_PPS = 200
 SR_COUNT = 200             # phase e: 50/s
+MANY_ADDRS = 64            # phase f: the attacker's extra addresses, MANY_NET.1 ...
+MANY_NET = '10.77.200'     # inside the testbed's 10.77/16 (the receivers' reverse path)
+MANY_PPS = 100             # phase f: 800 new SSRCs, 12-13 per address (< 32 per host)
+# phase f: the RTCP interval (rtcp-interval-s) at the sender and the receivers, and the longest
+# a node goes without sending RTCP; unbounded, the new members stretch the interval to tens of
+# seconds (issue 14: 1 s -> 40 s) and the receivers fall silent
+INTERVAL_MAX_S = 5.0
 # a receiver's thread growth in phase e: measured +14 with the phase alone (the per-host cap
 # admits 32 new SSRCs, max-streams 8 streams), 0 after phase c has filled the cap; unprotected
 # (issue 14) two threads per forged SR
@@ -144,6 +169,16 @@ class Attacker:
         self.seq = 0
         self.sent = {k: 0 for k in PHASES}
         self.fresh_sent = 0
+        self.many = []              # phase f: one socket per extra address
+        for addr in a.extra.split(',') if a.extra else []:
+            m = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+            m.bind((addr, 0))
+            m.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(addr))
+            m.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+            m.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
+            m.setblocking(False)
+            self.many.append(m)
+        self.many_ssrc = 0x0BAD8000
         self.rng = random.Random(14)
 
     def hear(self):
@@ -212,20 +247,29 @@ class Attacker:
             rep = struct.pack('!BBHI', 0x81, 204, 7, self.me) + rep[8:32]
         return self.proof(self.me) + rep
 
-    def send(self, pkt):
+    def send(self, pkt, sock=None):
         try:
-            self.sock.sendto(pkt, (GROUP, PORT + 1))
+            (sock or self.sock).sendto(pkt, (GROUP, PORT + 1))
         except OSError:
             pass                                       # a full socket buffer: the flood's limit
+
+    def member(self, k):
+        """Phase f: RR (no block) + SDES CNAME of a new SSRC from extra address k % n."""
+        self.many_ssrc += 1
+        cname = b'atk%d' % k
+        item = bytes([1, len(cname)]) + cname
+        chunk = struct.pack('!I', self.many_ssrc) + item + bytes(4 - len(item) % 4)
+        sdes = struct.pack('!BBH', 0x81, 202, len(chunk) // 4) + chunk
+        self.send(rr(self.many_ssrc) + sdes, self.many[k % len(self.many)])
 
     def run(self):
         t0 = self.a.start
         times = {k: (t0 + a, t0 + b) for k, (a, b) in PHASES.items()}
         gap = {'a': 0.25, 'b': 0.05, 'c': 1.0 / FLOOD_PPS, 'd': 0.02,
-               'e': (PHASES['e'][1] - PHASES['e'][0]) / SR_COUNT}
+               'e': (PHASES['e'][1] - PHASES['e'][0]) / SR_COUNT, 'f': 1.0 / MANY_PPS}
         nxt = 0.0
         k = 0
-        while time.time() < times['e'][1]:
+        while time.time() < times['f'][1]:
             self.hear()
             now = time.time()
             phase = next((p for p, (a, b) in times.items() if a <= now < b
@@ -254,6 +298,10 @@ class Attacker:
                                                              self.seq))
             elif phase == 'd':
                 self.send(self.malformed(k))
+            elif phase == 'f':
+                if not self.many:
+                    continue
+                self.member(self.sent['f'])
             else:                                        # an SR of a new sender
                 self.fresh += 1
                 ntp = time.time() + 2208988800
@@ -264,7 +312,8 @@ class Attacker:
                           'saw_sr': self.sr is not None,
                           'honest': {f'{s:#010x}': h['addr'] for s, h in self.honest.items()},
                           'victim': f'{self.slowest()[1] or 0:#010x}',
-                          'sent': self.sent, 'fresh_ssrcs': self.fresh_sent}), flush=True)
+                          'sent': self.sent, 'fresh_ssrcs': self.fresh_sent,
+                          'many_addrs': len(self.many)}), flush=True)
 
 
 def attack_main(argv):
@@ -272,7 +321,8 @@ def attack_main(argv):
     p = argparse.ArgumentParser()
     p.add_argument('--local', required=True, help='own address (multicast interface)')
     p.add_argument('--start', type=float, required=True, help='the sender\'s start, epoch s')
-    p.add_argument('--phases', default='abcde', help='the attacks to run')
+    p.add_argument('--phases', default='abcdef', help='the attacks to run')
+    p.add_argument('--extra', default='', help='phase f: the extra addresses, comma-separated')
     Attacker(p.parse_args(argv)).run()
     return 0
 
@@ -289,16 +339,18 @@ import test_asmp_elements as el  # noqa: E402  (trace readers, check(), time wei
 
 NODE = os.path.join(TOP, 'tools', 'testbed', 'amcast-node')
 check = el.check
-COUNTERS = ('app-implausible', 'app-limited', 'app-damped', 'app-malformed', 'app-unproven',
-            'rtcp-spoofed', 'rtcp-host-full', 'rtcp-malformed', 'rtcp-received', 'receivers')
+# the drop counters shown per phase, then the rest read from the stats
+RISES = ('app-implausible', 'app-limited', 'app-damped', 'app-malformed', 'app-unproven',
+         'rtcp-spoofed', 'rtcp-host-full', 'rtcp-unproven-full', 'rtcp-malformed')
+COUNTERS = RISES + ('rtcp-received', 'receivers', 'rtcp-interval-s')
 
 
-def read_stats(path):
-    """The sender's asmpsink-stats messages (amcast-node --verbose): [(time, {counter: n})]."""
+def read_stats(path, name='asmpsink-stats'):
+    """A node's stats messages (amcast-node --verbose): [(time, {counter: n})]."""
     out = []
     with open(path, errors='replace') as f:
         for line in f:
-            if 'asmpsink-stats' not in line:
+            if name not in line:
                 continue
             fields = dict(re.findall(r'([a-z-]+)=\([a-z0-9]+\)([0-9.e+-]+)', line))
             if 'time' in fields:
@@ -344,8 +396,12 @@ def session(run, phases):
         t.link('r', 'atk')
         t.build()
         rx = {n: t.run(n, [NODE, 'recv', '--name', n, '--iface', t.iface(n),
-                           '--duration', SEND_S + 10] + common, log=logs[n], env=env)
+                           '--duration', SEND_S + 10, '--verbose'] + common, log=logs[n],
+                       env=env)
               for n in ('fast', 'slow')}
+        extra = [f'{MANY_NET}.{i + 1}' for i in range(MANY_ADDRS if 'f' in phases else 0)]
+        for addr in extra:             # inside the attacker's namespace, gone with it
+            t.exec('atk', ['ip', 'addr', 'add', addr + '/16', 'dev', t.iface('atk')])
         t.wait_snooping()
         time.sleep(1.0)
         start = time.time()
@@ -355,7 +411,8 @@ def session(run, phases):
                           '--max-bitrate', MAX_BPS, '--no-ref', '--verbose'] + common,
                    log=logs['sender'], env=env)
         atk = t.run('atk', [sys.executable, os.path.abspath(__file__), 'attack', '--local',
-                            t.addr('atk'), '--start', f'{start:.3f}', '--phases', phases],
+                            t.addr('atk'), '--start', f'{start:.3f}', '--phases', phases,
+                            '--extra', ','.join(extra)],
                    log=logs['atk'])
         seen = {n: False for n in rx}
         while time.monotonic() < t0 + FIRST_FRAME_WAIT_S and not all(seen.values()):
@@ -375,7 +432,8 @@ def session(run, phases):
             rcs[n] = t.finish(p, 30)
     return {'start': start, 'phases': phases, 'rc': rcs, 'threads': threads,
             'json': {n: el.last_json(logs[n]) for n in logs},
-            'stats': read_stats(logs['sender'])}
+            'stats': read_stats(logs['sender']),
+            'rx_stats': {n: read_stats(logs[n], 'asmpsrc-stats') for n in rx}}
 
 
 def evaluate(run, s):
@@ -407,11 +465,13 @@ def evaluate(run, s):
             'b': ('liar in the honest SSRC\'s name', ['rtcp-spoofed']),
             'c': (f'flood, {FLOOD_PPS}/s', ['app-limited']),
             'd': ('malformed RTCP', ['rtcp-malformed', 'app-malformed']),
-            'e': (f'SRs of {SR_COUNT} new SSRCs', [])}
+            'e': (f'SRs of {SR_COUNT} new SSRCs', []),
+            'f': (f'new SSRCs from {MANY_ADDRS} addresses, {MANY_PPS}/s',
+                  ['rtcp-unproven-full'])}
     for p, (a, b) in list(PHASES.items()) + [('tail', TAIL)]:
         m = mean(a, b)
         lows = [mean(x, x + 1) for x in range(a, b)]
-        rises = {k: rise(stats, k, start + a, start + b) for k in COUNTERS[:8]}
+        rises = {k: rise(stats, k, start + a, start + b) for k in RISES}
         name = what[p][0] if p in what else 'after the attacks'
         print(f'# phase {p} [{a}, {b}) s, {name}: target mean {m:.0f} = '
               f'{100 * m / base:.1f} % of baseline, lowest 1 s mean {min(lows):.0f}; counters '
@@ -435,6 +495,8 @@ def evaluate(run, s):
         host_full = rise(stats, 'rtcp-host-full', start + c0, start + c1)
         check(host_full > 0, f'phase c: new SSRCs past the per-host cap dropped '
               f'(rtcp-host-full +{host_full:.0f} of {ja.get("fresh_ssrcs")})')
+    if 'f' in s['phases']:
+        evaluate_many(s, stats, sent.get('f', 0), ja.get('many_addrs'))
     end = [c['receivers'] for t, c in stats if t >= start + TAIL[0]]
     check(bool(end) and min(end) >= 2, f'the sender counts both honest receivers after the '
           f'attacks (receivers {sorted(set(end))})')
@@ -446,6 +508,35 @@ def evaluate(run, s):
         if n != 'sender':
             check(j.get('frames', 0) >= 0.9 * frames, f'{n} decoded {j.get("frames", 0)} of '
                   f'{frames} frames (want >= 90 %)')
+
+
+def evaluate_many(s, stats, sent, addrs):
+    """Phase f: the budget dropped the new members at every node, the RTCP interval stayed short
+    and the sender kept hearing both honest receivers."""
+    start, (f0, f1) = s['start'], PHASES['f']
+    check(addrs == MANY_ADDRS, f'phase f: the attacker sent from {addrs} extra addresses')
+    nodes = {'sender': stats}
+    nodes.update(s['rx_stats'])
+    for n, st in nodes.items():
+        before = [c['rtcp-interval-s'] for t, c in st if start + BASE[0] <= t < start + f0]
+        after = [c['rtcp-interval-s'] for t, c in st if start + f0 <= t < start + TAIL[1]]
+        sent_at = [start + f0] + [t for t, c in st if start + f0 <= t < start + TAIL[1]]
+        gap = max(b - a for a, b in zip(sent_at, sent_at[1:] + [start + TAIL[1]]))
+        dropped = rise(st, 'rtcp-unproven-full', start + f0, start + f1)
+        print(f'# phase f at {n}: rtcp-unproven-full +{dropped:.0f} of {sent}; RTCP interval '
+              f'{max(before, default=float("nan")):.2f} s before, at most '
+              f'{max(after, default=float("nan")):.2f} s from the phase to the end; longest '
+              f'without sending RTCP {gap:.2f} s')
+        check(gap <= INTERVAL_MAX_S, f'phase f: {n} sent RTCP at least every {INTERVAL_MAX_S} s '
+              f'(longest gap {gap:.2f} s)')
+        if n != 'sender':
+            check(dropped >= COUNT_SHARE * sent and dropped > 0, f'phase f: {n}\'s '
+                  f'rtcp-unproven-full rose by {dropped:.0f} (sent {sent})')
+        check(bool(after) and max(after) <= INTERVAL_MAX_S, f'phase f: {n}\'s RTCP interval '
+              f'at most {INTERVAL_MAX_S} s (max {max(after, default=float("nan")):.2f} s)')
+    during = [c['receivers'] for t, c in stats if start + f0 + 1 <= t < start + f1 + 1]
+    check(bool(during) and min(during) >= 2, f'phase f: the sender counts both honest receivers '
+          f'throughout (receivers {sorted(set(during))})')
 
 
 def main(phases):
@@ -466,5 +557,5 @@ if __name__ == '__main__':
         sys.exit(1 if el.failures else 0)
     # --only PHASES (e.g. --only b): run only those attacks (to see one alone, e.g. on a build
     # with a protection turned off); the rest of the session is the same
-    only = sys.argv[2] if len(sys.argv) == 3 and sys.argv[1] == '--only' else 'abcde'
+    only = sys.argv[2] if len(sys.argv) == 3 and sys.argv[1] == '--only' else 'abcdef'
     sys.exit(main(only))

@@ -10,6 +10,10 @@ any of its packets is missing from the receiver's rd.txt, which asmpsrc writes a
   - the FEC receiver counted recovered packets (fec-recovered >= MIN_RECOVERED) and lost at most
     FEC_LOST_RATIO x the frames the plain one lost;
   - the sender sent parity (auto switched FEC on) and both receivers decoded frames.
+Every node holds srtp-key, a random group key made for the run (AMCAST_SRTP_KEY when set; set
+empty: none), as ./amcast demo does: rebuilt packets must pass authentication (they are the
+originals byte for byte) and the parity its tag; checked that the FEC receiver rejected no RTP
+packet and no parity packet (srtp-rtp-rejected, srtp-fec-rejected 0).
 Prints `# amtest: checks=N failures=M`; exit 77 (skip) when not root.
 """
 import os
@@ -38,6 +42,7 @@ def session(run):
     build = os.environ.get('AMCAST_BUILD', os.path.join(TOP, 'build'))
     env = dict(os.environ)
     env.setdefault('GST_PLUGIN_PATH', os.path.join(build, 'gst'))
+    env['AMCAST_SRTP_KEY'] = os.environ.get('AMCAST_SRTP_KEY', os.urandom(30).hex())
     find_delayline()
     common = ['--run', run, '--protocol', 'asmp', '--rtcp-interval', str(RTCP_MS),
               '--port', str(PORT)]
@@ -63,7 +68,8 @@ def session(run):
         rc = t.finish(tx, SEND_S + 30)
         for p in rx.values():
             t.finish(p, 30)
-    return {'rc': rc, 'json': {n: el.last_json(logs[n]) for n in logs}}
+    return {'rc': rc, 'json': {n: el.last_json(logs[n]) for n in logs},
+            'keyed': bool(env['AMCAST_SRTP_KEY'])}
 
 
 def frames_lost(run, name):
@@ -97,6 +103,10 @@ def evaluate(run, s):
     check(rec >= MIN_RECOVERED, f'the FEC receiver recovered {rec} >= {MIN_RECOVERED} packets')
     check(lf <= FEC_LOST_RATIO * lp, f'FEC receiver lost {lf} <= {FEC_LOST_RATIO} x {lp} frames')
     check(fec.get('frames', 0) > 0 and plain.get('frames', 0) > 0, 'both receivers decoded')
+    if s['keyed']:
+        rej = (fec.get('srtp_rtp_rejected'), fec.get('srtp_fec_rejected'))
+        check(rej == (0, 0), f'srtp-key on: the FEC receiver rejected no RTP and no parity '
+              f'packet (srtp-rtp-rejected, srtp-fec-rejected: {rej})')
 
 
 def main():

@@ -12,6 +12,9 @@ a FILE_BYTES random file generated here, with gst-launch-1.0 pipelines as a user
 Checks: the source finishes (every byte ACKed through the relay) within DONE_S; both receivers
 EOS and their files' sha256 equal the source's; the relay repaired rx2 from its cache
 (cache-hits > 0 and retransmitted > 0 in its last rmanprelay-stats message); rx2 NACKed.
+Every node holds auth-key, a random group key made for the run (AMCAST_SRTP_KEY when set; set
+empty: none), as amcast-scenario does: every RMANP packet tagged and checked; checked too that
+no node rejected one (auth-rejected 0: nothing but the members sends here).
 With the argument `upstream` the loss is on the source's link: the relay sees the gaps, sends
 CIs and NACKs up, the source retransmits and the relay passes the repairs down.
 Prints the transfer time, the source's final rate and the relay's counters.
@@ -48,6 +51,8 @@ check = el.check
 
 def session(run):
     env = dict(os.environ)
+    key = os.environ.get('AMCAST_SRTP_KEY', os.urandom(30).hex())
+    auth = [f'auth-key={key}'] if key else []
     build = os.environ.get('AMCAST_BUILD', os.path.join(TOP, 'build'))
     env.setdefault('GST_PLUGIN_PATH', os.path.join(build, 'gst'))
     src_file = os.path.join(run, 'in.bin')
@@ -74,17 +79,19 @@ def session(run):
                                 f'parent-iface={t.iface("relay", "r1")}',
                                 f'address={GROUP_R}', f'port={PORT_R}',
                                 f'multicast-iface={t.iface("relay", "r2")}', 'node=1', rate,
-                                'stats-interval=250'], log=logs['relay'], env=env)
+                                'stats-interval=250', *auth], log=logs['relay'], env=env)
         rx = {n: t.run(n, ['gst-launch-1.0', '-m', 'rmanpsrc', f'address={GROUP_R}',
                            f'port={PORT_R}', f'multicast-iface={t.iface(n)}', f'node={10 + i}',
-                           'stats-interval=1000', '!', 'filesink', f'location={out[n]}'],
+                           'stats-interval=1000', *auth, '!', 'filesink',
+                           f'location={out[n]}'],
                        log=logs[n], env=env) for i, n in enumerate(('rx1', 'rx2'))}
         t.wait_snooping()
         time.sleep(1.0)
         start = time.monotonic()
         src = t.run('src', ['gst-launch-1.0', '-m', 'filesrc', f'location={src_file}', '!',
                             'rmanpsink', f'address={GROUP_S}', f'port={PORT_S}',
-                            f'multicast-iface={t.iface("src")}', rate, 'stats-interval=1000'],
+                            f'multicast-iface={t.iface("src")}', rate, 'stats-interval=1000',
+                            *auth],
                     log=logs['src'], env=env)
         try:
             src.wait(DONE_S)
@@ -101,7 +108,8 @@ def session(run):
                 rc[n] = 'no EOS: stopped'
         rc['src'] = src.returncode
         t.stop(relay)
-    return {'took': took, 'rc': rc, 'logs': logs, 'out': out, 'src_file': src_file}
+    return {'took': took, 'rc': rc, 'logs': logs, 'out': out, 'src_file': src_file,
+            'keyed': bool(key)}
 
 
 def evaluate(s):
@@ -133,6 +141,11 @@ def evaluate(s):
         print(f'# {n}: ' + ', '.join(f'{k} {st.get(k, 0):.0f}' for k in (
             'bytes', 'gaps', 'nacks-sent', 'duplicates', 'ci-sent', 'acks-sent', 'malformed')))
     check(relay.get('children') == 2, f'relay: 2 children (got {relay.get("children")})')
+    if s['keyed']:
+        rej = {n: st.get('auth-rejected') for n, st in
+               (('src', src), ('relay', relay), *rxs.items())}
+        check(all(v == 0 for v in rej.values()), f'auth-key on: no node rejected a packet '
+              f'(auth-rejected {rej})')
     if UPSTREAM:
         check(relay.get('nacks-sent', 0) > 0 and src.get('retransmitted', 0) > 0
               and relay.get('retransmitted', 0) > 0,

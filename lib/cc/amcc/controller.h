@@ -47,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "amcc.h"
+#include "proof.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -323,10 +324,9 @@ const amcc_protocol *amcc_sender_protocol (const amcc_sender *s);
 void amcc_sender_set_ssrc (amcc_sender *s, uint32_t ssrc);
 void amcc_sender_on_rtp_sent (amcc_sender *s, amcc_time now, size_t bytes);
 /* The SR about to leave carries this NTP timestamp (its middle 32 bits). The sender keeps the
- * last AMCC_SR_MEMORY: a report block whose LSR is one of them proves that its reporter heard us
- * (cfg.proofs), and eq. 9's A - LSR - DLSR is then taken on our own clock (now - the SR's send
- * time - DLSR), whatever clock stamped the SR. */
-#define AMCC_SR_MEMORY 16
+ * last AMCC_SR_MEMORY (amcc/proof.h): a report block whose LSR is one of them proves that its
+ * reporter heard us (cfg.proofs), and eq. 9's A - LSR - DLSR is then taken on our own clock (now
+ * - the SR's send time - DLSR), whatever clock stamped the SR. */
 void amcc_sender_on_sr_sent (amcc_sender *s, amcc_time now, uint32_t ntp_mid32);
 /* Every report block of an incoming SR/RR; blocks about other SSRCs are skipped. a_ntp32 is
  * used only when lsr is none of the SRs amcc_sender_on_sr_sent recorded. */
@@ -383,6 +383,8 @@ void amcc_receiver_set_ssrc (amcc_receiver *r, uint32_t ssrc);
  * has been silent for an RTCP interval the new one takes over and the protocol starts afresh
  * (a restarted sender is a new session: its rate starts again from its initial bitrate). */
 void amcc_receiver_on_rtp (amcc_receiver *r, amcc_time now, const amcc_packet *pkt);
+/* The sender measured now: 1 and *ssrc; 0 before its first packet, and in a layered receiver. */
+int amcc_receiver_sender (const amcc_receiver *r, uint32_t *ssrc);
 /* Bytes of this session that crossed our link outside the media packets (the FEC parity we
  * joined): counted in the rate received, never in the loss or the packet size. A protocol that
  * does not count them ignores them. */

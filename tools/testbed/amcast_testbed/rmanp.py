@@ -14,6 +14,9 @@ plus the tree:
   [rmanp] min_rate_bps, packet_size, cache_packets, queue_packets, stats_ms
                                element properties (min-rate, ...) on every node that has them
   [measure] settle_s (5)       a TCP flow's first seconds left out of the shared phase
+Every node gets auth-key = the run's group key (AMCAST_SRTP_KEY in env, as amcast-scenario sets
+it; none without): RMANP's packets tagged and checked (gst/common/gstamrmanp.c). gst-launch
+takes it on its command line (the namespaces share the machine's process list).
 A segment is a set of routers joined by router-router links; segments are joined only by
 relays (a relay's two interfaces; Topology.route_hosts gives each its /32 routes), never by a
 router link or another host, so everything reaching a segment passed a relay.
@@ -44,6 +47,7 @@ LEAD_S = 1.0        # after the bridges filter: the relays and receivers have jo
 RX_EXIT_S = 15      # receivers linger (2 s) after the stream is complete, then EOS
 FIELD = re.compile(r'([a-z-]+)=\((?:[a-z0-9]+)\)([^,;]+)')
 ELEMENT = {"src": "rmanpsink", "relay": "rmanprelay", "rx": "rmanpsrc"}
+KEY_ENV = "AMCAST_SRTP_KEY"     # the run's group key: every node's auth-key
 
 
 def log(msg):
@@ -210,12 +214,14 @@ def groups(sc, t):
     return out
 
 
-def props(sc, role):
+def props(sc, role, env=None):
     p = sc.get("rmanp", {})
     out = [f"stats-interval={int(p.get('stats_ms', STATS_MS))}"]
     for k, (prop, roles) in PARAMS.items():
         if k in p and role in roles:
             out.append(f"{prop}={int(p[k])}")
+    if (env or {}).get(KEY_ENV):
+        out.append(f"auth-key={env[KEY_ENV]}")
     return out
 
 
@@ -267,14 +273,14 @@ def run(sc, out, scale, cmdline, env, git_head=None):
                 f"parent-port={pp}", f"parent-iface={topo.iface(r['host'], r['up'])}",
                 f"address={ga}", f"port={gp}",
                 f"multicast-iface={topo.iface(r['host'], r['down'])}", f"node={i + 1}",
-                *props(sc, "relay")], stamped[r["name"]], env)
+                *props(sc, "relay", env)], stamped[r["name"]], env)
         for i, x in enumerate(t["receivers"]):
             ga, gp = gr[x["parent"]]
             stamped[x["name"]] = os.path.join(logs, f"{x['name']}.log")
             procs[x["name"]] = run_stamped(topo, x["host"], [
                 "gst-launch-1.0", "-m", "rmanpsrc", f"address={ga}", f"port={gp}",
                 f"multicast-iface={topo.iface(x['host'])}", f"node={1000 + i}",
-                *props(sc, "rx"), "!", "filesink",
+                *props(sc, "rx", env), "!", "filesink",
                 f"location={os.path.join(out, 'rx-' + x['name'] + '.bin')}"],
                 stamped[x["name"]], env)
         time.sleep(LEAD_S)
@@ -299,7 +305,7 @@ def run(sc, out, scale, cmdline, env, git_head=None):
         procs["src"] = src = run_stamped(topo, sc["sender"], [
             "gst-launch-1.0", "-m", "filesrc", f"location={src_file}", "!", "rmanpsink",
             f"address={ga}", f"port={gp}", f"multicast-iface={topo.iface(sc['sender'])}",
-            *props(sc, "src")], stamped["src"], env)
+            *props(sc, "src", env)], stamped["src"], env)
         try:
             # done = exit 0 after every byte was ACKed; an early failure is no transfer time
             if src.wait(dur) == 0:
@@ -331,9 +337,10 @@ def run(sc, out, scale, cmdline, env, git_head=None):
 
 RELAY_KEYS = ("forwarded", "cache-hits", "cache-misses", "retransmitted", "nacks-received",
               "nacks-sent", "ci-received", "ci-sent", "reactions", "gaps", "overflows",
-              "queue-peak", "children")
-RX_KEYS = ("bytes", "gaps", "nacks-sent", "duplicates", "ci-sent", "acks-sent")
-SRC_KEYS = ("rate", "sent", "retransmitted", "ci-received", "reactions", "ack-timeouts")
+              "queue-peak", "children", "auth-rejected")
+RX_KEYS = ("bytes", "gaps", "nacks-sent", "duplicates", "ci-sent", "acks-sent", "auth-rejected")
+SRC_KEYS = ("rate", "sent", "retransmitted", "ci-received", "reactions", "ack-timeouts",
+            "auth-rejected")
 
 
 def _pick(st, keys):
