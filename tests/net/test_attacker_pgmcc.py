@@ -293,6 +293,7 @@ def attack_main(argv):
     p.add_argument('--start', type=float, required=True, help='the sender\'s start, epoch s')
     p.add_argument('--phases', default='ab', help='the attacks to run')
     p.add_argument('--consistent', type=float, help='phase b: this p in the ACKs, not the true')
+    p.set_defaults(extra='')    # test_attacker's Attacker reads its phase f's addresses: none
     PgmccAttacker(p.parse_args(argv)).run()
     return 0
 
