@@ -170,7 +170,8 @@ class Attacker:
         self.sent = {k: 0 for k in PHASES}
         self.fresh_sent = 0
         self.many = []              # phase f: one socket per extra address
-        for addr in a.extra.split(',') if a.extra else []:
+        extra = getattr(a, 'extra', '')  # subclasses' parsers (test_srtp's Replayer) lack it
+        for addr in extra.split(',') if extra else []:
             m = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
             m.bind((addr, 0))
             m.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(addr))
