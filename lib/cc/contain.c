@@ -9,7 +9,8 @@
  *                     report of the same receiver, or another receiver, confirms the drop;
  * and one rule on what the elected receiver states afterwards:
  *   acker_loss_factor the losses an acker's ACKs claim, far above what its own reports and
- *                     every other receiver's state for acker_loss_time, demote it.
+ *                     every other receiver's state for acker_loss_time, demote it;
+ *   acker_vouch_rtt   another receiver's loss counts for the acker's at the acker's RTT.
  * No paper has these; the protocols' adapters only decode a report into an amcc_claim (and write
  * a damped rate back, or leave an election held). Proofs of reception and exclusion come first
  * (controller.c). */
@@ -244,19 +245,33 @@ amcc_contain_check (amcc_sender *s, amcc_time now, uint32_t ssrc, const char nam
 
 /* ---------------------------------------------------------------- the acker's losses */
 
-/* The largest loss fraction a live receiver other than `ssrc` reports (PGMCC's reports state
- * one; the demoted and the excluded do not count). */
+/* The loss another receiver vouches for (acker_vouch_rtt): its p scaled to the acker's RTT by
+ * the TCP equation (p RTT^2 is constant at one rate), never above its p; with no RTT of its own,
+ * nothing. A member that states a high p while its short (or missing) RTT keeps it from taking
+ * the acker does not lift the line. */
 static double
-max_other_loss (const amcc_sender *s, amcc_time now, uint32_t ssrc)
+vouched_loss (const amcc_sender *s, const amcc_peer *q, double acker_rtt_s)
+{
+  if (!s->cfg.acker_vouch_rtt || !(acker_rtt_s > 0))
+    return q->loss;
+  if (!(q->rtt_s > 0))
+    return 0;
+  double k = q->rtt_s / acker_rtt_s;
+  return k >= 1 ? q->loss : q->loss * k * k;
+}
+
+/* The largest loss fraction a live receiver other than `ssrc` vouches for (PGMCC's reports
+ * state one; the demoted and the excluded do not count). */
+static double
+max_other_loss (const amcc_sender *s, amcc_time now, uint32_t ssrc, double acker_rtt_s)
 {
   double m = 0;
 
   for (size_t i = 0; i < s->peers.cap; i++) {
     const amcc_peer *q = &s->peers.slot[i].p;
     if (s->peers.slot[i].used && q->ssrc != ssrc && !q->excluded && !demoted (q, now)
-        && q->reported != AMCC_TIME_NONE && now - q->reported <= s->cfg.receiver_timeout
-        && q->loss > m)
-      m = q->loss;
+        && q->reported != AMCC_TIME_NONE && now - q->reported <= s->cfg.receiver_timeout)
+      m = fmax (m, vouched_loss (s, q, acker_rtt_s));
   }
   return m;
 }
@@ -274,17 +289,17 @@ max_other_loss (const amcc_sender *s, amcc_time now, uint32_t ssrc)
  * p states; one that forges p as well is an honest-looking slow receiver (the outlier report's
  * case, not ours). A loss that every receiver behind a shared bottleneck sees is in their p
  * too: the largest p of the others is a second reference, so a lag in the acker's own p never
- * demotes it while the group sees the same. The margin (one packet in a hundred) keeps noise
+ * demotes it while the group sees the same (at an RTT like the acker's: vouched_loss). The margin (one packet in a hundred) keeps noise
  * at near-zero p from counting; below it a liar whose p says nothing may still claim 1 %
  * (what it can hold the group to is PGMCC's rate for a 1 % path). */
 static int
-acker_over (const amcc_sender *s, amcc_time now, uint32_t ssrc, double claimed, double own)
+acker_over (const amcc_sender *s, amcc_time now, const amcc_peer *p, double claimed, double own)
 {
   double k = s->cfg.acker_loss_factor;
 
   if (!(claimed > k * own + ACKER_MARGIN))
-    return 0;
-  return claimed > k * max_other_loss (s, now, ssrc) + ACKER_MARGIN;  /* O(n): only when over */
+    return 0;                           /* O(n) below: only when over */
+  return claimed > k * max_other_loss (s, now, p->ssrc, p->rtt_s) + ACKER_MARGIN;
 }
 
 /* Suspicion is a leaky bucket of time, per receiver: the time since the acker's previous ACK
@@ -328,7 +343,7 @@ amcc_contain_acker_loss (amcc_sender *s, amcc_time now, uint32_t ssrc, int first
 
   if (!(s->cfg.acker_loss_factor > 0) || !(p = amcc_peers_get (&s->peers, ssrc)))
     return 0;
-  suspect_update (s, p, now, acker_over (s, now, ssrc, claimed, own), !first);
+  suspect_update (s, p, now, acker_over (s, now, p, claimed, own), !first);
   if (p->suspect_from == AMCC_TIME_NONE || p->suspicion < s->cfg.acker_loss_time)
     return 0;
   /* the reactions to its losses since a little before it was first over: the filter needs a

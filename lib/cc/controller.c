@@ -71,6 +71,7 @@ amcc_ctl_config_init (amcc_ctl_config *c)
   c->acker_loss_factor = 2;
   c->acker_loss_time = 2 * AMCC_NS_PER_S;
   c->acker_hold = 60 * AMCC_NS_PER_S;
+  c->acker_vouch_rtt = 1;
 }
 
 double
@@ -101,7 +102,8 @@ amcc_sender_new (const amcc_protocol *proto, const amcc_ctl_config *cfg, amcc_ti
       || !(cfg->damp_drop >= 0 && cfg->damp_drop < 1)
       || !(cfg->elect_confirm >= 0 && cfg->elect_confirm <= 100)
       || !(cfg->acker_loss_factor >= 0 && cfg->acker_loss_factor <= 1e6)
-      || cfg->acker_loss_time < 0 || cfg->acker_hold < 0)
+      || cfg->acker_loss_time < 0 || cfg->acker_hold < 0
+      || (cfg->acker_vouch_rtt != 0 && cfg->acker_vouch_rtt != 1))
     return NULL;
   amcc_ctl_config c = *cfg;
   if (c.receiver_timeout <= 0)

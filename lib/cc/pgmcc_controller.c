@@ -70,15 +70,24 @@ tx_on_report_block (amcc_sender *s, amcc_time now, uint32_t reporter, uint32_t l
     v->heard = now;
 }
 
+/* A receiver's RTT in seconds from its echo's RTT in packets (0: no echo), by the acker's
+ * seconds per packet of RTT; contain.c's acker_vouch_rtt compares it. */
+static double
+peer_rtt_s (const struct amcc_pgmcc_sender *tx, double rtt_pkts)
+{
+  if (!(rtt_pkts > 0) || !(tx->acker_rtt_pkts > 0) || !(tx->srtt_s > 0))
+    return 0;
+  return rtt_pkts * tx->srtt_s / tx->acker_rtt_pkts;
+}
+
 /* The receiver's TCP-friendly rate for the stats: 1.22 s / (RTT sqrt p), the RTT in packets
  * turned into seconds by the acker's seconds per packet of RTT. */
 static double
 peer_rate (const struct amcc_pgmcc_sender *tx, double rtt_pkts, double p)
 {
-  if (!(p > 0) || !(rtt_pkts > 0) || !(tx->acker_rtt_pkts > 0) || !(tx->srtt_s > 0))
-    return 0;
-  double rtt_s = rtt_pkts * tx->srtt_s / tx->acker_rtt_pkts;
-  return 1.22 * tx->mean_size * 8 / (rtt_s * sqrt (p));
+  double rtt_s = peer_rtt_s (tx, rtt_pkts);
+
+  return p > 0 && rtt_s > 0 ? 1.22 * tx->mean_size * 8 / (rtt_s * sqrt (p)) : 0;
 }
 
 static amcc_app_result
@@ -111,8 +120,7 @@ tx_on_app (amcc_sender *s, amcc_time now, uint32_t ssrc, const char name[4], uin
     v->loss = fb->loss;
     v->congested = fb->loss > 0;
     v->rate_bps = peer_rate (tx, rtt, fb->loss);
-    if (tx->has_acker && tx->acker == ssrc)
-      v->rtt_s = tx->srtt_s;
+    v->rtt_s = tx->has_acker && tx->acker == ssrc ? tx->srtt_s : peer_rtt_s (tx, rtt);
   }
   return AMCC_APP_TAKEN;
 }

@@ -7,11 +7,14 @@
  *                      every other receiver's state is demoted within the bound, the rate its
  *                      halvings took is given back, and it is not elected again for the hold
  *                      time (factor 0: never, the paper);
+ *   acker_vouch_rtt    another receiver's p counts in that line only at the acker's RTT: a
+ *                      member stating a high p with no echo or a short one vouches for nothing;
  *   report_limit and proofs apply to PGMCC's reports and ACKs as to the other protocols'.
  * Closed loop: a real slow acker (5, 15, 25 % random loss) and a fast one (up to 2 500
  * packets/s) stay the acker and are never demoted, the rate the same as with the check off; an
  * attacker forging election reports and false losses is demoted, the honest receivers' mean
- * target within 10 % of the run without it; one forging its p as well is not (documented). */
+ * target within 10 % of the run without it, also with an accomplice stating 30 % without echo
+ * (acker_vouch_rtt 0: not demoted); one forging its p as well is not (documented). */
 #include <amcc/pgmcc.h>
 #include "ctl_sim.h"
 
@@ -20,6 +23,8 @@
 #define B 0xBu
 #define C 0xCu
 #define D 0xDu
+
+static int make_vouch = 1;          /* acker_vouch_rtt of the next make () */
 
 /* A PGMCC sender (RTCP 1 s, so the receiver timeout is 3 s) with the given rules, the others
  * (plausibility, damping: no rate in PGMCC's reports) at their defaults. */
@@ -35,6 +40,7 @@ make (double confirm, double factor, uint32_t limit, uint32_t proofs)
   c.acker_loss_factor = factor;
   c.report_limit = limit;
   c.proofs = proofs;
+  c.acker_vouch_rtt = make_vouch;
   return amcc_sender_new (amcc_protocol_find ("pgmcc"), &c, 0);
 }
 
@@ -283,28 +289,44 @@ test_acker_demoted (void)
   amcc_sender_free (s);
 }
 
-/* What does not demote, over 40 lying ACKs (4 s): the rule off (factor 0: the paper, the rate
- * collapses); an acker whose p states the loss its bitmaps claim (0.3: claim <= 2 x 0.3 +
- * 0.01); an acker whose p says 0 while another receiver reports 30 % (its reports carry no
- * echo, so it switches nobody). */
+/* report () at t_ms with the packets up to then sent (its echo's RTT in packets needs them) */
+static amcc_app_result
+report_at (amcc_sender *s, uint64_t *n, int64_t t_ms, uint32_t ssrc, double p, amcc_time rtt)
+{
+  send_until (s, n, t_ms * MS);
+  return report (s, t_ms * MS, ssrc, p, rtt);
+}
+
+/* What does not demote, over 40 lying ACKs (4 s, claim 30 %): the rule off (factor 0: the paper,
+ * the rate collapses); an acker whose p states the loss its bitmaps claim (0.3: claim <= 2 x 0.3
+ * + 0.01); an acker whose p says 10 % while another receiver C reports 20 % at the acker's RTT
+ * (40 ms: vouched 0.2, claim <= 0.41; T_C = 1 / (4 sqrt 0.2) = 0.56 is not below 2/3 x
+ * 1 / (4 sqrt 0.1) = 0.53, so C does not take the acker); the same with C's echo missing or at
+ * 10 ms when acker_vouch_rtt is 0 (its p as stated). */
 static void
 test_acker_not_demoted (void)
 {
-  for (int c = 0; c < 3; c++) {
+  for (int c = 0; c < 5; c++) {
+    make_vouch = c < 3;
     amcc_sender *s = make (0, c == 0 ? 0 : 2, 0, 0);
+    make_vouch = 1;
     uint64_t n = 0;
     int64_t t = 1000;
-    double own = c == 1 ? 0.3 : 0;
+    double own = c == 1 ? 0.3 : c >= 2 ? 0.1 : 0;
+    amcc_time c_rtt = c == 2 ? 40 * MS : c == 3 ? 0 : 10 * MS;
 
     CHECK (send_ack (s, &n, A, t, 0, own) == AMCC_APP_TAKEN);
-    if (c == 2)
-      CHECK (report (s, 1050 * MS, C, 0.3, 0) == AMCC_APP_TAKEN);
+    if (c >= 2)
+      CHECK (report_at (s, &n, t + 50, C, 0.2, c_rtt) == AMCC_APP_TAKEN);
     double r0 = amcc_sender_rate (s, t * MS);
     for (int k = 1; k <= 40; k++) {
-      if (c == 2 && k % 20 == 0)             /* within the receiver timeout */
-        CHECK (report (s, (t + 50) * MS, C, 0.3, 0) == AMCC_APP_TAKEN);
+      if (c >= 2 && k % 20 == 0)             /* within the receiver timeout */
+        CHECK (report_at (s, &n, t + 50, C, 0.2, c_rtt) == AMCC_APP_TAKEN);
       CHECK (send_ack (s, &n, A, t += 100, 1, own) == AMCC_APP_TAKEN);
     }
+    if (acker (s, t * MS) != A || stats (s, t * MS).demoted != 0)
+      fprintf (stderr, "  case %d: acker %x demoted %llu\n", c, acker (s, t * MS),
+          (unsigned long long) stats (s, t * MS).demoted);
     CHECK (acker (s, t * MS) == A && stats (s, t * MS).demoted == 0);
     if (c == 0) {
       double r = amcc_sender_rate (s, t * MS);
@@ -313,6 +335,45 @@ test_acker_not_demoted (void)
     }
     amcc_sender_free (s);
   }
+}
+
+/* acker_vouch_rtt (on by default): the liar of test_acker_not_demoted (p 10 %, claim 30 %) and a
+ * second member C that states 20 % but never competes for the acker: no echo (no RTT: vouches
+ * nothing), or an echo held to a 10 ms RTT (0.2 x (10/40)^2 = 1.25 %). A is demoted at the same
+ * lying ACK as with nobody beside it (2 s over in all, from the first ACK whose claim passed
+ * 2 x 0.1 + 0.01). */
+static void
+test_acker_vouch_rtt (void)
+{
+  int at[3];
+
+  for (int c = 0; c < 3; c++) {
+    amcc_sender *s = make (0, 2, 0, 0);
+    uint64_t n = 0;
+    int64_t t = 1000;
+    amcc_time c_rtt = c == 0 ? 0 : 10 * MS;
+    int k;
+
+    CHECK (send_ack (s, &n, A, t, 0, 0.1) == AMCC_APP_TAKEN);
+    if (c < 2)
+      CHECK (report_at (s, &n, t + 50, C, 0.2, c_rtt) == AMCC_APP_TAKEN);
+    for (k = 1; k <= 40 && stats (s, t * MS).demoted == 0; k++) {
+      if (c < 2 && k % 20 == 0)
+        CHECK (report_at (s, &n, t + 50, C, 0.2, c_rtt) == AMCC_APP_TAKEN);
+      CHECK (send_ack (s, &n, A, t += 100, 1, 0.1) == AMCC_APP_TAKEN);
+    }
+    at[c] = k - 1;
+    CHECK (stats (s, t * MS).demoted == 1 && acker (s, t * MS) != A);
+    amcc_sender_free (s);
+  }
+  printf ("  A demoted at its lying ACK %d (C without echo), %d (C at 10 ms), %d (no C)\n", at[0],
+      at[1], at[2]);
+  CHECK (at[0] == at[2] && at[1] == at[2] && at[2] <= 25);
+  amcc_ctl_config cfg;
+  amcc_ctl_config_init (&cfg);
+  CHECK (cfg.acker_vouch_rtt == 1);
+  cfg.acker_vouch_rtt = 2;
+  CHECK (amcc_sender_new (amcc_protocol_find ("pgmcc"), &cfg, 0) == NULL);
 }
 
 /* Suspicion drains at a quarter of its pace: 10 lying ACKs (1.0 s), 20 with p 0.5 (not over:
@@ -401,24 +462,44 @@ test_limit_and_proofs (void)
 
 /* ---------------------------------------------------------------- closed loop */
 
-typedef enum { HONEST, LIAR, ELECTION_ONLY, CONSISTENT } attack;
+typedef enum { HONEST, LIAR, ELECTION_ONLY, CONSISTENT, ACCOMPLICE } attack;
 static const char *const attack_name[] = { "none", "forged election + false losses",
-  "forged election only", "forged election + false losses + forged p" };
+  "forged election only", "forged election + false losses + forged p",
+  "forged election + false losses + an accomplice's p without echo" };
 static attack the_attack;
 static int attacker = -1;           /* the node that forges, from `attack_from` on */
 static amcc_time attack_from;
 
 /* The attacker is a member that receives the stream (its reports carry true echoes and pass
  * the proofs): its reports claim p 30 %, to win the election; its ACKs claim 30 % of the
- * packets lost (LIAR) or none (ELECTION_ONLY), with its true p or (CONSISTENT) 30 %. */
+ * packets lost (LIAR, ACCOMPLICE) or none (ELECTION_ONLY), with its true p or (CONSISTENT)
+ * 30 %. ACCOMPLICE: a second member (node 3, fast path) states p 30 % in everything it sends,
+ * with no echo, so it never competes for the acker but, taken as stated, would vouch for the
+ * attacker's false holes (acker_vouch_rtt). */
 static void
 forge (sim *S, int i, msg *m)
 {
   uint8_t buf[CAP];
   int n = -1;
 
-  if (i != attacker || S->now < attack_from || the_attack == HONEST
-      || memcmp (m->app.name, AMCC_PGMCC_APP_NAME, 4) != 0)
+  if (S->now < attack_from || memcmp (m->app.name, AMCC_PGMCC_APP_NAME, 4) != 0)
+    return;
+  if (i == 3 && the_attack == ACCOMPLICE
+      && (m->app.subtype == AMCC_PGMCC_SUB_REPORT || m->app.subtype == AMCC_PGMCC_SUB_ACK)) {
+    struct amcc_pgmcc_ack a;
+    int ack = m->app.subtype == AMCC_PGMCC_SUB_ACK;
+    AMT_CHECK ((ack ? amcc_pgmcc_ack_decode (&a, m->data, m->app.len)
+            : amcc_pgmcc_report_decode (&a.fb, m->data, m->app.len)) == AMCC_OK);
+    a.fb.loss = 0.3;
+    a.fb.has_echo = false;
+    a.fb.echo_ts_us = a.fb.hold_us = 0;
+    n = ack ? amcc_pgmcc_ack_encode (&a, buf, sizeof buf)
+        : amcc_pgmcc_report_encode (&a.fb, buf, sizeof buf);
+    AMT_CHECK (n == (int) m->app.len);
+    memcpy (m->data, buf, m->app.len);
+    return;
+  }
+  if (i != attacker || the_attack == HONEST)
     return;
   if (m->app.subtype == AMCC_PGMCC_SUB_REPORT) {
     struct amcc_pgmcc_feedback fb;
@@ -551,6 +632,9 @@ typedef struct {
   amcc_sender_stats st;
 } outcome;
 
+static void vouch_off_cfg (amcc_ctl_config *c) { c->acker_vouch_rtt = 0; }
+
+/* off: 0 the rules on, 1 all off, 2 only acker_vouch_rtt off */
 static outcome
 run_attack (attack a, int off, amcc_time from)
 {
@@ -564,10 +648,12 @@ run_attack (attack a, int off, amcc_time from)
   attack_from = from;
   sim_tamper = forge;
   sim_proofs = 1;
-  sim_contain_off = off;
-  sim_init (&S, amcc_protocol_find ("pgmcc"), 3, 500e3, 20e6);
+  sim_contain_off = off == 1;
+  sim_config = off == 2 ? vouch_off_cfg : NULL;
+  sim_init (&S, amcc_protocol_find ("pgmcc"), a == ACCOMPLICE ? 4 : 3, 500e3, 20e6);
   sim_proofs = 0;
   sim_contain_off = 0;
+  sim_config = NULL;
   S.n[0].cap_bps = 1e6;
   sim_run (&S, 10 * SEC);
   amcc_receiver_get_stats (S.n[0].r, S.now, &r0);
@@ -609,15 +695,21 @@ test_attacks (void)
       clean_off.mean, 100 * clean_off.lost, (unsigned long long) clean.st.held,
       (unsigned long long) clean.st.demoted, (unsigned long long) clean.st.limited);
   CHECK (clean.st.demoted == 0 && clean.st.limited == 0);
+  /* the accomplice's runs have a fourth receiver: their own baseline, no forging before 40 s */
+  outcome clean4 = run_attack (ACCOMPLICE, 0, 100 * SEC);
+  printf ("  no attack, four receivers: mean target %.0f bit/s\n", clean4.mean);
+  CHECK (clean4.st.demoted == 0 && clean4.st.limited == 0);
   for (size_t j = 0; j < sizeof offset / sizeof offset[0]; j++)
-    for (attack a = LIAR; a <= CONSISTENT; a++) {
+    for (attack a = LIAR; a <= ACCOMPLICE; a++) {
       amcc_time from = 10 * SEC + offset[j];
-      outcome on = run_attack (a, 0, from), off = run_attack (a, 1, from);
+      const outcome *base = a == ACCOMPLICE ? &clean4 : &clean;
+      outcome on = run_attack (a, 0, from), off = run_attack (a, a == ACCOMPLICE ? 2 : 1, from);
       printf ("  %s from %.3f s: mean target %.0f bit/s = %.1f %% of no attack, slow receiver's"
-          " loss %.2f %%, attacker acking %.0f %% of the time (rules off: %.0f = %.1f %%, %.2f %%,"
+          " loss %.2f %%, attacker acking %.0f %% of the time (%s: %.0f = %.1f %%, %.2f %%,"
           " %.0f %%); held %llu, demoted %llu", attack_name[a], amcc_time_to_s (from), on.mean,
-          100 * on.mean / clean.mean, 100 * on.lost, 100 * on.share, off.mean,
-          100 * off.mean / clean.mean, 100 * off.lost, 100 * off.share,
+          100 * on.mean / base->mean, 100 * on.lost, 100 * on.share,
+          a == ACCOMPLICE ? "acker_vouch_rtt off" : "rules off", off.mean,
+          100 * off.mean / base->mean, 100 * off.lost, 100 * off.share,
           (unsigned long long) on.st.held, (unsigned long long) on.st.demoted);
       if (on.elected != AMCC_TIME_NONE)
         printf ("; elected at %.1f s", amcc_time_to_s (on.elected));
@@ -629,7 +721,7 @@ test_attacks (void)
         CHECK (on.st.demoted == 0);
         continue;
       }
-      CHECK (fabs (on.mean - clean.mean) <= 0.10 * clean.mean && on.st.demoted == 1);
+      CHECK (fabs (on.mean - base->mean) <= 0.10 * base->mean && on.st.demoted == 1);
       if (a == LIAR) {
         /* elected within 2.1 s (two forged reports 0.5 s apart win, unless the slow receiver
          * then loses more than about 1 %); demoted once its claims were over for the 2 s
@@ -640,6 +732,8 @@ test_attacks (void)
         CHECK (on.demoted != AMCC_TIME_NONE && on.acked <= 3 * SEC);
         CHECK (on.lost <= clean.lost + 0.005 && off.mean < 0.5 * clean.mean);
       }
+      if (a == ACCOMPLICE)      /* the accomplice's p taken as stated covers the liar */
+        CHECK (off.st.demoted == 0 && off.mean < 0.5 * clean4.mean);
     }
 }
 
@@ -651,6 +745,7 @@ main (void)
   AMT_RUN (test_demote_undo);
   AMT_RUN (test_acker_demoted);
   AMT_RUN (test_acker_not_demoted);
+  AMT_RUN (test_acker_vouch_rtt);
   AMT_RUN (test_acker_drain);
   AMT_RUN (test_acker_tenures);
   AMT_RUN (test_limit_and_proofs);

@@ -111,17 +111,23 @@ typedef struct amcc_ctl_config {
    * while it is below, and stays while the receiver does not ack), the acker is demoted:
    * nobody acks, the rate its window reactions took is given back, and it may not be elected
    * for acker_hold (stats `demoted`; its reports then count in `held`). acker_loss_factor 0 =
-   * off. */
+   * off.
+   * acker_vouch_rtt: another receiver's loss counts as a reference for the acker's only as far
+   * as its RTT matches the acker's: p x min (1, (its RTT / the acker's)^2), the loss at the
+   * acker's RTT that gives its TCP rate; a receiver with no measured RTT vouches for nothing.
+   * So a second member that states a high p but never competes for the acker (no echo, or a
+   * forged short RTT) cannot cover a liar's false holes. 0 = off (its p as stated). */
   double elect_confirm;
   double acker_loss_factor;
   amcc_time acker_loss_time;
   amcc_time acker_hold;
+  int acker_vouch_rtt;
 } amcc_ctl_config;
 
 /* Fills the defaults: 500 kbit/s in [64 kbit/s, 20 Mbit/s], 1 s RTCP, timeout 0, 90 kHz,
  * outliers below 0.5 x the next slowest for 10 intervals, containment: plausible_margin 0.25,
  * damp_drop 0.5, report_limit 4, elect_confirm 0.5, acker_loss_factor 2, acker_loss_time 2 s,
- * acker_hold 60 s. */
+ * acker_hold 60 s, acker_vouch_rtt 1. */
 void amcc_ctl_config_init (amcc_ctl_config *c);
 
 /* What became of an incoming APP packet (the caller counts these). */
