@@ -44,6 +44,8 @@ amcc_asmp_params_init (amcc_asmp_params *p)
   p->compete_hold_s = 10.0;
   p->delay_backoff = 0.1;
   p->burst_cut_max = 0.2;
+  p->random_loss_q_s = 0.005;
+  p->random_loss_max = 0.03;
   p->knee_step = 0.02;
   p->knee_hold_s = 20.0;
   p->knee_hold_frac = 0.95;
@@ -110,6 +112,7 @@ amcc_asmp_params_validate (const amcc_asmp_params *p)
       || !(p->compete_hold_s > 0 && p->compete_hold_s <= AMCC_MAX_HOLD_S)
       || !(p->delay_backoff >= 0 && p->delay_backoff < 1)
       || !(p->burst_cut_max >= 0 && p->burst_cut_max < 1)
+      || !(p->random_loss_q_s >= 0 && p->random_loss_q_s <= 1) || !in01 (p->random_loss_max)
       || !(p->knee_hold_s >= 0 && p->knee_hold_s <= AMCC_MAX_HOLD_S) || !in01 (p->knee_hold_frac)
       || !(p->knee_step > 0 && p->knee_step <= 1))
     return AMCC_ERR_PARAM;

@@ -36,6 +36,7 @@ amcc_asmp_receiver_init (amcc_asmp_receiver *rx, const amcc_asmp_params *p,
   rx->report_at = AMCC_TIME_NONE;
   amcc_loss_events_init (&rx->ev);
   rx->base_owd = AMCC_TIME_NONE;
+  rx->iv_gap_q = rx->prev_gap_q = -1;
   rx->iv_min_owd = AMCC_TIME_NONE;
   rx->iv_send_min = rx->iv_send_max = AMCC_TIME_NONE;
   rx->last_send = AMCC_TIME_NONE;
@@ -131,6 +132,10 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
       rx->base_owd = owd;
     if (rx->iv_min_owd == AMCC_TIME_NONE || owd < rx->iv_min_owd)
       rx->iv_min_owd = owd;
+    /* the first packet after a gap waited behind what the lost one met: a full queue when
+     * the loss was an overflow, none when the path dropped it (random_loss_q_s) */
+    if (rx->have_hi && ext > rx->hi_ext + 1)
+      rx->iv_gap_q = fmax (rx->iv_gap_q, amcc_time_to_s (owd - rx->base_owd));
     if (owd <= rx->iv_min_owd + LEAST_DELAY_TOL) {   /* recv_least_delay's candidate */
       rx->lm_read = now;
       rx->lm_after = 0;
@@ -152,6 +157,10 @@ amcc_asmp_receiver_on_rtp (amcc_asmp_receiver *rx, amcc_time now, uint16_t seq,
       rx->prev_owd = owd;
       rx->have_prev_owd = 1;
     }
+  }
+  if (!rx->have_hi || ext > rx->hi_ext) {
+    rx->hi_ext = ext;
+    rx->have_hi = 1;
   }
   amcc_cumjitter_add (&rx->cj, d_s);
   if (rx->mean_pkt <= 0)
@@ -343,6 +352,12 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   v.q = rx->iv_min_owd != AMCC_TIME_NONE ? amcc_time_to_s (rx->iv_min_owd - rx->base_owd) : -1;
   v.send = send_rate (rx, iv.lost);
   v.send_gap = rx->iv_send_gap;
+  v.lf = lf;
+  int64_t expected = amcc_seq_expected (&rx->seq);
+  v.cum_loss = expected > 0 ? (double) amcc_seq_lost (&rx->seq) / (double) expected : 0;
+  v.loss_q = fmax (rx->iv_gap_q, rx->prev_gap_q);     /* a loss is found a few packets late */
+  rx->prev_gap_q = rx->iv_gap_q;
+  rx->iv_gap_q = -1;
   v.send_gap_norm = rx->send_gap_norm;
   if (rx->iv_send_n > 0)
     rx->send_gap_norm = rx->send_gap_norm > 0

@@ -4,6 +4,7 @@
 #include <math.h>
 #include "amcc/asmp.h"
 #include "asmp_regime.h"
+#include "amcc/tcpmodel.h"
 
 /* DELAY: a standing queue of q seconds is ours (we are alone): send what the bottleneck
  * delivers, less what drains q over drain_s (at most half of it) */
@@ -75,6 +76,21 @@ rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double recv2, int dr
   return r;
 }
 
+/* A random loss (random_loss_q_s): no regime backs off, but the TCP equation at the loss-event
+ * rate bounds the rate as it bounds a TCP flow's on the same path (eq. 12), approached as eq. 14
+ * smooths. A drop-tail overflow always shows a queue on the packet after the gap (at least one
+ * packet's transmission time: 13 ms at 600 kbit/s); a path that drops at random, none. */
+static double
+random_loss_cap (const amcc_asmp_receiver *rx, const interval_view *v, double r, double r_prev)
+{
+  double P = amcc_asmp_packet_size (&rx->p, rx->mean_pkt);
+  double x = v->lf > 0 && rx->mean_pkt > 0 ? amcc_pftk_rate (P, v->rtt, v->lf) : 0;  /* eq. 12 */
+
+  if (!(x > 0) || r <= x)
+    return r;
+  return fmax (x, fmin (r, v->gamma * x + (1.0 - v->gamma) * r_prev));          /* eq. 14 */
+}
+
 static int
 second_event_within (const amcc_asmp_receiver *rx, amcc_time now, double hold_s)
 {
@@ -110,9 +126,16 @@ amcc_asmp_rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double 
    * that: the lone receiver went to the floor (asmp_receiver.c keeps that rate out too) */
   if (amcc_asmp_paused (p, v))
     return r_prev;
-  double r = regime_rate (rx, v, r_prev, now);
-  rx->was_lossy = v->lossy;
-  return r;
+  interval_view w = *v;
+  int random = v->lossy && p->random_loss_q_s > 0 && v->loss_q >= 0
+      && v->loss_q < p->random_loss_q_s && v->cum_loss <= p->random_loss_max;
+  if (random) {
+    w.lossy = 0;
+    rx->random_losses++;
+  }
+  double r = regime_rate (rx, &w, r_prev, now);
+  rx->was_lossy = w.lossy;
+  return random ? random_loss_cap (rx, v, r, r_prev) : r;
 }
 
 static double

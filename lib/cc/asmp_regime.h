@@ -18,6 +18,10 @@ typedef struct interval_view {
   double send_gap;      /* longest pause in the send times reaching into it, s (0 unknown) */
   double send_gap_norm; /* the stream's usual such pause before it, s (0 unknown) */
   double gamma;         /* eq. 19 */
+  double lf;            /* eq. 2-3: the filtered loss fraction of the intervals */
+  double cum_loss;      /* packets lost / expected since the receiver began */
+  double loss_q;        /* most queueing delay of a packet right after a gap, this interval or
+                           the one before, s; < 0 none */
 } interval_view;
 
 /* send_gap_s: the sender paused in this interval, whose rates measured the pause */

@@ -13,7 +13,12 @@
 #define SEC AMCC_NS_PER_S
 #define BASE (10 * MS)
 
-typedef struct { uint16_t seq; amcc_time t; uint32_t n; } stream;
+typedef struct { uint16_t seq; amcc_time t; uint32_t n; int after_loss; } stream;
+
+/* The queueing delay of the packet right after a lost one: a drop-tail queue overflowed, so it
+ * waited behind a full one (random_loss_q_s tells such losses from random ones by it); 0: the
+ * path dropped it at random */
+static double overflow_ms = 30;
 
 /* one second at rate_Bps (bytes/s) with every queue_ms-delayed packet; lose_every-th packet
  * (counted over the whole stream) lost, 0 = none; then a report */
@@ -23,9 +28,14 @@ second (amcc_asmp_receiver *rx, stream *s, double rate_Bps, double queue_ms, int
   amcc_time dt = (amcc_time) (1000.0 / rate_Bps * 1e9), end = s->t + SEC;
   amcc_time owd = BASE + (amcc_time) (queue_ms * 1e6);
   for (; s->t < end; s->t += dt, s->seq++, s->n++) {
-    if (lose_every > 0 && s->n % lose_every == (uint32_t) lose_every - 1)
+    if (lose_every > 0 && s->n % lose_every == (uint32_t) lose_every - 1) {
+      s->after_loss = 1;
       continue;
-    amcc_asmp_receiver_on_rtp (rx, s->t + owd, s->seq, (uint32_t) (s->t / (SEC / 90000)), s->t, 1000);
+    }
+    amcc_time full = s->after_loss ? (amcc_time) (fmax (overflow_ms - queue_ms, 0) * 1e6) : 0;
+    amcc_asmp_receiver_on_rtp (rx, s->t + owd + full, s->seq, (uint32_t) (s->t / (SEC / 90000)),
+        s->t, 1000);
+    s->after_loss = 0;
   }
   amcc_asmp_report r;
   amcc_asmp_receiver_make_report (rx, s->t + owd, &r);
@@ -348,6 +358,60 @@ test_burst_loss_alone (void)
   double before = r.rate_bps;
   r = second (&rx, &s, before / 8, 0, 0);     /* loss-free, within 10 % of the knee: +2 % at most */
   AMT_CHECK (r.rate_bps > before && r.rate_bps <= before * 1.02 + 1);
+}
+
+/* random_loss_q_s (5 ms): losses whose next packet waited in no queue are the path's, not an
+ * overflow. At 1 % random loss (every 100th packet, 100 kB/s) nothing backs off: 10 s later
+ * the rate is still at least what arrived, and no regime saw a loss (start-up goes on); eq. 12
+ * at the filtered loss fraction (1 %: 1.22 x 1448 / (0.1 s x 0.1) = 177 kB/s) is above it.
+ * At 2.5 % and a 0.5 s RTT eq. 12 (about 22 kB/s) bounds it: under half of what arrived. At
+ * 20 % (above random_loss_max, 3 % since the start: an overload whose queue was there from the
+ * first packet looks the same) every loss is congestion again. The same 1 % as overflows (the
+ * next packet 30 ms late), or with random_loss_q_s 0 (the paper: every loss event is
+ * congestion), backs off below 0.95 x. */
+static void
+test_random_loss (void)
+{
+  static const struct { double q_s, overflow; int every; double rtt; } c[] = {
+    { 0.005, 0, 100, 0.1 }, { 0.005, 0, 40, 0.5 }, { 0.005, 0, 5, 0.1 }, { 0.005, 30, 100, 0.1 },
+    { 0, 0, 100, 0.1 },
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    amcc_asmp_params p;
+    amcc_asmp_params_init (&p);
+    AMT_CHECK (p.random_loss_q_s == 0.005 && p.random_loss_max == 0.03);
+    p.random_loss_q_s = c[i].q_s;
+    p.default_rtt_s = c[i].rtt;
+    amcc_asmp_receiver rx;
+    stream s;
+    overflow_ms = c[i].overflow;
+    start (&rx, &s, &p);
+    amcc_asmp_report r = second (&rx, &s, 100e3, 0, 0);
+    double lowest = INFINITY;
+    for (int k = 0; k < 10; k++) {
+      r = second (&rx, &s, 100e3, 0, c[i].every);
+      lowest = fmin (lowest, r.rate_bps);
+    }
+    printf ("# random_loss_q_s %.3f, next packet %2.0f ms late, 1 in %3d lost, RTT %.1f s: "
+        "lowest %.0f, last %.0f bit/s (%s), %llu random\n", c[i].q_s, c[i].overflow, c[i].every,
+        c[i].rtt, lowest, r.rate_bps, r.mode == AMCC_ASMP_STARTUP ? "startup"
+        : r.mode == AMCC_ASMP_DELAY ? "delay" : "competing", (unsigned long long) rx.random_losses);
+    if (i == 0)
+      AMT_CHECK (lowest >= 8 * 100e3 * 0.99 && r.mode == AMCC_ASMP_STARTUP
+          && rx.random_losses >= 9);
+    else if (i == 1)
+      AMT_CHECK (r.rate_bps < 0.5 * 8 * 100e3 && rx.random_losses >= 9);
+    else
+      AMT_CHECK (lowest < 0.95 * 8 * 100e3 && rx.random_losses == 0);
+  }
+  overflow_ms = 30;
+  amcc_asmp_params p;
+  amcc_asmp_params_init (&p);
+  p.random_loss_q_s = -1;
+  AMT_CHECK (amcc_asmp_params_validate (&p) != AMCC_OK);
+  amcc_asmp_params_init (&p);
+  p.random_loss_max = 1.5;
+  AMT_CHECK (amcc_asmp_params_validate (&p) != AMCC_OK);
 }
 
 /* A burst loss in an interval that read low (no key frame in it: 30 % under the rate) takes at
@@ -703,6 +767,7 @@ main (void)
   AMT_RUN (test_sawtooth_queue);
   AMT_RUN (test_queue_not_ours);
   AMT_RUN (test_burst_loss_alone);
+  AMT_RUN (test_random_loss);
   AMT_RUN (test_burst_cut_bounded);
   AMT_RUN (test_knee_hold);
   AMT_RUN (test_knee_hold_level);

@@ -343,7 +343,11 @@ test_low_frame_rate (void)
       if (sec >= 8 && k == 50)
         continue;
       amcc_time st = f + (amcc_time) k * MS;
-      amcc_asmp_receiver_on_rtp (&rx, st + BASE, seq, (uint32_t) (st / (SEC / 90000)), st, PKT);
+      /* the burst overflowed a full queue: the packets after the lost one waited 20 ms (a
+       * loss with none would be random, random_loss_q_s, and back off nothing) */
+      amcc_time q = sec >= 8 && k > 50 ? 20 * MS : 0;
+      amcc_asmp_receiver_on_rtp (&rx, st + BASE + q, seq, (uint32_t) (st / (SEC / 90000)), st,
+          PKT);
     }
     amcc_asmp_receiver_make_report (&rx, f + 500 * MS, &r);
     if (sec == 7)

@@ -102,6 +102,15 @@ typedef struct amcc_asmp_params {
                                 rate to (1 - this) x what arrived (0.1) */
   double burst_cut_max;      /* DELAY, path drained: such a loss takes at most this x r_prev
                                 (0.2; 0 = no bound) */
+  double random_loss_q_s;    /* a loss event whose packets right after each gap (this report or
+                                the one before) waited less than this in queues is random loss
+                                on the path, not an overflow: no regime sees it (no backoff, no
+                                knee, start-up goes on); eq. 12 at the loss-event rate still
+                                bounds the rate (0.005; 0 = every loss event as the paper) */
+  double random_loss_max;    /* ... only while the fraction of packets lost since the receiver
+                                began is at most this: one that met a full queue from its
+                                first packet has that queue in its least delay, and its
+                                overflows look random; above this they back off (0.03) */
   double knee_step;          /* DELAY: within 10 % of the rate of the last such loss, rise by
                                 at most this x r_prev per report (0.02) */
   double knee_hold_s;        /* DELAY: after such a loss the rate stays at most knee_hold_frac x
@@ -236,7 +245,13 @@ typedef struct amcc_asmp_receiver {
   double hold_Bps;           /* knee_hold_s: the target of the last burst loss, 0 = none */
   amcc_time hold_at;         /* when it came */
   double rate_prev_Bps;      /* the target before rate_Bps (knee_hold_s's level), 0 = none */
-  int was_lossy;             /* the previous report had a loss event */
+  int was_lossy;             /* the previous report had a loss event (not a random one) */
+  uint64_t hi_ext;           /* highest extended sequence number seen (random_loss_q_s) */
+  int have_hi;
+  double iv_gap_q;           /* most queueing delay of a packet right after a gap, this
+                                interval, s; < 0 = none */
+  double prev_gap_q;         /* the same for the interval before */
+  uint64_t random_losses;    /* loss events taken as random (random_loss_q_s) */
   double prev_recv;          /* the previous report's received rate, bytes/s (0 = none) */
   double low_Bps;            /* the lowest rate set since the last lossy report, 0 = none */
   amcc_time event_at[2];     /* report times of the last two queued loss events, [0] newest */
