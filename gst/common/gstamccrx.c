@@ -196,6 +196,7 @@ gst_am_cc_receiver_stats (GstAmCcReceiver * r, gint64 now)
       "have-send-time", G_TYPE_BOOLEAN, r->have_send_time,
       "reports-sent", G_TYPE_UINT64, r->c.app_sent,
       "reports-suppressed", G_TYPE_UINT64, cs.reports_suppressed,
+      "random-losses", G_TYPE_UINT64, cs.random_losses,
       "echoes-received", G_TYPE_UINT64, cs.echoes,
       "rtcp-received", G_TYPE_UINT64, r->c.rtcp_in,
       "rtcp-malformed", G_TYPE_UINT64, r->c.rtcp_malformed,

@@ -342,6 +342,7 @@ amcc_asmp_rx_get_stats (amcc_receiver *r, amcc_time now, amcc_receiver_stats *st
 
   st->packets_lost = amcc_seq_lost (&a->rx.seq);
   st->reports_suppressed = a->suppressed;
+  st->random_losses = a->rx.random_losses;
   st->echoes = a->echoes;
   if (!a->have_last)
     return;

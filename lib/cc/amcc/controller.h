@@ -213,6 +213,7 @@ typedef struct amcc_receiver_stats {
   const char *mode;           /* regime name, "" when the protocol has none */
   int64_t packets_lost;
   uint64_t reports_suppressed, echoes;
+  uint64_t random_losses;     /* ASMP: loss events taken as random, not as overflows */
   uint32_t sender_ssrc;       /* the sender measured (0 before its first packet) */
   uint64_t sender_changes;    /* times a new sender took over (a restart: the state was reset) */
   uint32_t stream, wanted_stream;     /* the stream received; the one wanted (a switch pending) */
