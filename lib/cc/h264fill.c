@@ -269,6 +269,7 @@ amcc_h264fill_reset (amcc_h264fill * f)
 {
   f->have_prev = 0;
   f->prev_frame_num = 0;
+  f->wrapped = 0;
 }
 
 /* Next NAL unit at or after *pos: its payload [*start, *end) (start code excluded, trailing
@@ -293,8 +294,8 @@ next_nal (const uint8_t * d, size_t len, size_t * pos, size_t * start, size_t * 
 }
 
 long
-amcc_h264fill_au (amcc_h264fill * f, const uint8_t * au, size_t len, uint8_t * out,
-    size_t cap)
+amcc_h264fill_au (amcc_h264fill * f, const uint8_t * au, size_t len, long missing,
+    uint8_t * out, size_t cap)
 {
   size_t pos = 0, a, b;
 
@@ -331,16 +332,25 @@ amcc_h264fill_au (amcc_h264fill * f, const uint8_t * au, size_t len, uint8_t * o
       return 0;
     }
     long made = 0;
+    uint32_t max = 1u << s->log2_max_frame_num;
     /* The frames missing before this one include frame_num 0 when frame_num went down
      * without being 0 itself (the same frame_num again is a reference picture after a
-     * non-reference one, no gap); an IDR starts afresh. */
-    if (type == 1 && f->have_prev && fn != 0 && fn < f->prev_frame_num && s->usable
+     * non-reference one, no gap); an IDR starts afresh. A wrap, not a lost IDR: frame_num
+     * advanced by the frames missing, or (not counted) the stream wraps on P frames. */
+    int wrap = missing >= 0
+        ? (fn + max - f->prev_frame_num - 1) % max == (uint32_t) (missing % (long) max)
+        : f->wrapped;
+    if (type == 1 && f->have_prev && fn != 0 && fn < f->prev_frame_num && wrap && s->usable
         && p->usable) {
       made = write_skip_au (s, p, pps_id, ref_idc ? ref_idc : 1, out, cap);
       if (made < 0)
         return made;
       f->filled++;
     }
+    if (type == 5)
+      f->wrapped = 0;
+    else if (fn == 0 || made > 0)
+      f->wrapped = 1;
     f->have_prev = 1;
     f->prev_frame_num = fn;
     return made;

@@ -1,8 +1,8 @@
 /* test_h264fill.c - lib/cc/h264fill.c: a synthetic frame_num-0 skip slice exactly when the
  * frames missing before a picture include frame_num 0 (x264's SPS and PPS for 320x180
  * baseline, log2_max_frame_num 5, pic_order_cnt_type 2; hand-made slice headers), and its
- * syntax read back; nothing for an ordinary gap, the same frame_num, after an IDR, or for a
- * stream it cannot write a slice for (CABAC). Whether libavcodec then outputs every frame is
+ * syntax read back; nothing for an ordinary gap, the same frame_num, after an IDR, for a lost
+ * IDR frame, or for a stream it cannot write a slice for (CABAC). Whether libavcodec then outputs every frame is
  * tests/gst/test-intra.c's test_lost_frame_num_wrap. */
 #include "amtest.h"
 #include <string.h>
@@ -81,9 +81,9 @@ br_ue (br * r)
   return (1u << z) - 1 + br_u (r, z);
 }
 
-/* feeds frame_nums FNS (IDR first) and returns the synthetic units written before each */
+/* feeds one access unit (SPS and PPS first if with_ps), MISSING frames lost before it */
 static long
-feed (amcc_h264fill * f, int with_ps, int idr, uint32_t fn, uint8_t * out)
+feed (amcc_h264fill * f, int with_ps, int idr, uint32_t fn, long missing, uint8_t * out)
 {
   uint8_t au[128];
   size_t n = 0;
@@ -92,45 +92,75 @@ feed (amcc_h264fill * f, int with_ps, int idr, uint32_t fn, uint8_t * out)
     n = sizeof sps_pps;
   }
   n += slice_au (au + n, idr, fn);
-  return amcc_h264fill_au (f, au, n, out, AMCC_H264FILL_MAX_BYTES);
+  return amcc_h264fill_au (f, au, n, missing, out, AMCC_H264FILL_MAX_BYTES);
 }
 
 static amcc_h264fill f;
+
+/* frame_nums from..to (P frames, nothing missing), each needing no synthetic unit */
+static void
+run (uint32_t from, uint32_t to, uint8_t * out)
+{
+  for (uint32_t k = from; k <= to; k++)
+    AMT_CHECK (feed (&f, 0, 0, k, 0, out) == 0);
+}
 
 static void
 test_fills_only_across_the_wrap (void)
 {
   uint8_t out[AMCC_H264FILL_MAX_BYTES];
   amcc_h264fill_init (&f);
-  AMT_CHECK (feed (&f, 1, 1, 0, out) == 0);
-  for (uint32_t k = 1; k < 32; k++)
-    AMT_CHECK (feed (&f, 0, 0, k, out) == 0);
+  AMT_CHECK (feed (&f, 1, 1, 0, -1, out) == 0);
+  run (1, 31, out);
   /* frame_num 0 lost: the next is 1 */
-  long n = feed (&f, 0, 0, 1, out);
+  long n = feed (&f, 0, 0, 1, 1, out);
   AMT_CHECK (n > 5 && n <= AMCC_H264FILL_MAX_BYTES);
   AMT_CHECK (f.filled == 1);
-  /* an ordinary gap (5 lost), frame_num 31 lost (the next is 0 itself), the same frame_num
+  /* an ordinary gap (3 lost), frame_num 31 lost (the next is 0 itself), the same frame_num
    * again: nothing */
-  AMT_CHECK (feed (&f, 0, 0, 2, out) == 0);
-  AMT_CHECK (feed (&f, 0, 0, 4, out) == 0);
-  for (uint32_t k = 6; k < 31; k++)
-    AMT_CHECK (feed (&f, 0, 0, k, out) == 0);
-  AMT_CHECK (feed (&f, 0, 0, 0, out) == 0);
-  AMT_CHECK (feed (&f, 0, 0, 0, out) == 0);
+  run (2, 2, out);
+  AMT_CHECK (feed (&f, 0, 0, 4, 1, out) == 0);
+  run (5, 30, out);
+  AMT_CHECK (feed (&f, 0, 0, 0, 1, out) == 0);
+  AMT_CHECK (feed (&f, 0, 0, 0, 0, out) == 0);
   /* 30, 31, 0, 1 lost after 29: one frame_num-0 slice, the rest is an ordinary gap */
-  for (uint32_t k = 1; k < 30; k++)
-    AMT_CHECK (feed (&f, 0, 0, k, out) == 0);
-  AMT_CHECK (feed (&f, 1, 0, 2, out) > 0);
+  run (1, 29, out);
+  AMT_CHECK (feed (&f, 1, 0, 2, 4, out) > 0);
   AMT_CHECK (f.filled == 2);
-  /* an IDR starts afresh: frame_num 0 after 2 is no loss; then a loss of 0 again is */
-  AMT_CHECK (feed (&f, 0, 1, 0, out) == 0);
-  for (uint32_t k = 1; k < 32; k++)
-    AMT_CHECK (feed (&f, 0, 0, k, out) == 0);
-  AMT_CHECK (feed (&f, 0, 0, 3, out) > 0);
+  /* not counted: the stream has wrapped on a P frame, so a drop of frame_num is a wrap */
+  run (3, 31, out);
+  AMT_CHECK (feed (&f, 0, 0, 5, -1, out) > 0);
   AMT_CHECK (f.filled == 3);
+  /* an IDR starts afresh: frame_num 0 after 5 is no loss; then a loss of 0 again is */
+  AMT_CHECK (feed (&f, 0, 1, 0, 0, out) == 0);
+  run (1, 31, out);
+  AMT_CHECK (feed (&f, 0, 0, 3, 3, out) > 0);
+  AMT_CHECK (f.filled == 4);
   /* after a reset (flush) nothing is compared with the picture before */
   amcc_h264fill_reset (&f);
-  AMT_CHECK (feed (&f, 0, 0, 1, out) == 0);
+  AMT_CHECK (feed (&f, 0, 0, 1, 1, out) == 0);
+}
+
+/* An IDR stream (an IDR every 25 frames) that loses an IDR frame: frame_num goes from 24 down
+ * to 1, but by 9 (mod 32) where 1 frame is missing: not a wrap, nothing written (the decoder
+ * keeps dropping the P frames that lost their reference). Not counted: the stream never
+ * wrapped on a P frame, nothing either. */
+static void
+test_lost_idr_is_no_wrap (void)
+{
+  uint8_t out[AMCC_H264FILL_MAX_BYTES];
+  amcc_h264fill_init (&f);
+  AMT_CHECK (feed (&f, 1, 1, 0, -1, out) == 0);
+  run (1, 24, out);
+  AMT_CHECK (feed (&f, 0, 0, 1, 1, out) == 0);
+  run (2, 24, out);
+  AMT_CHECK (feed (&f, 0, 0, 1, -1, out) == 0);
+  /* the IDR after the next 24 arrives: still nothing */
+  run (2, 24, out);
+  AMT_CHECK (feed (&f, 1, 1, 0, 0, out) == 0);
+  run (1, 24, out);
+  AMT_CHECK (feed (&f, 0, 0, 2, 2, out) == 0);
+  AMT_CHECK (f.filled == 0);
 }
 
 /* The synthetic unit read back: a non-IDR reference slice, P, PPS 0, frame_num 0, no list or
@@ -141,9 +171,9 @@ test_slice_syntax (void)
 {
   uint8_t out[AMCC_H264FILL_MAX_BYTES];
   amcc_h264fill_init (&f);
-  AMT_CHECK (feed (&f, 1, 1, 0, out) == 0);
-  AMT_CHECK (feed (&f, 0, 0, 30, out) == 0);
-  long n = feed (&f, 0, 0, 2, out);
+  AMT_CHECK (feed (&f, 1, 1, 0, -1, out) == 0);
+  AMT_CHECK (feed (&f, 0, 0, 30, 29, out) == 0);
+  long n = feed (&f, 0, 0, 2, 3, out);
   AMT_CHECK (n > 5);
   AMT_CHECK (out[0] == 0 && out[1] == 0 && out[2] == 0 && out[3] == 1);
   AMT_CHECK ((out[4] & 0x80) == 0 && (out[4] & 0x1f) == 1 && (out[4] >> 5) == 3);
@@ -174,25 +204,26 @@ test_unusable_and_nospace (void)
   memcpy (au, sps_pps, sizeof sps_pps);
   au[sizeof sps_pps - 3] = 0xee;
   size_t n = sizeof sps_pps + slice_au (au + sizeof sps_pps, 1, 0);
-  AMT_CHECK (amcc_h264fill_au (&f, au, n, out, sizeof out) == 0);
-  AMT_CHECK (feed (&f, 0, 0, 31, out) == 0);
-  AMT_CHECK (feed (&f, 0, 0, 1, out) == 0);
+  AMT_CHECK (amcc_h264fill_au (&f, au, n, -1, out, sizeof out) == 0);
+  AMT_CHECK (feed (&f, 0, 0, 31, 30, out) == 0);
+  AMT_CHECK (feed (&f, 0, 0, 1, 1, out) == 0);
   AMT_CHECK (f.filled == 0);
 
   amcc_h264fill_init (&f);
-  AMT_CHECK (feed (&f, 1, 1, 0, out) == 0);
-  AMT_CHECK (feed (&f, 0, 0, 31, out) == 0);
+  AMT_CHECK (feed (&f, 1, 1, 0, -1, out) == 0);
+  AMT_CHECK (feed (&f, 0, 0, 31, 30, out) == 0);
   n = slice_au (au, 0, 1);
-  AMT_CHECK (amcc_h264fill_au (&f, au, n, out, 8) == AMCC_ERR_NOSPACE);
-  AMT_CHECK (amcc_h264fill_au (&f, au, n, out, sizeof out) > 0);
-  AMT_CHECK (amcc_h264fill_au (&f, NULL, 3, out, sizeof out) == AMCC_ERR_PARAM);
-  AMT_CHECK (amcc_h264fill_au (&f, NULL, 0, out, sizeof out) == 0);
+  AMT_CHECK (amcc_h264fill_au (&f, au, n, 1, out, 8) == AMCC_ERR_NOSPACE);
+  AMT_CHECK (amcc_h264fill_au (&f, au, n, 1, out, sizeof out) > 0);
+  AMT_CHECK (amcc_h264fill_au (&f, NULL, 3, 0, out, sizeof out) == AMCC_ERR_PARAM);
+  AMT_CHECK (amcc_h264fill_au (&f, NULL, 0, 0, out, sizeof out) == 0);
 }
 
 int
 main (void)
 {
   AMT_RUN (test_fills_only_across_the_wrap);
+  AMT_RUN (test_lost_idr_is_no_wrap);
   AMT_RUN (test_slice_syntax);
   AMT_RUN (test_unusable_and_nospace);
   return amt_summary ();

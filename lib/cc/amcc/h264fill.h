@@ -15,7 +15,14 @@
  * slice with frame_num 0 whose macroblocks are all skipped (a copy of the last reference
  * picture, what the decoder's own gap concealment shows). The decoder then sees the wrap on a
  * real picture and counts it; the frames still missing are an ordinary gap that does not
- * cross 0. Only streams it can write such a slice for are touched: pic_order_cnt_type 2,
+ * cross 0. A lost IDR frame also makes frame_num go down (it restarts at 0), and a synthetic
+ * picture would then let the decoder show the P frames after it predicted from the wrong
+ * picture, where it now drops them; the two are told apart by the number of frames missing:
+ * a wrap inside the gap needs frame_num to have advanced by exactly that many (mod
+ * MaxFrameNum), which a lost IDR frame breaks unless by chance (one in MaxFrameNum). When the
+ * caller cannot count the missing frames, the stream must have wrapped on a non-IDR picture
+ * since its last IDR (an intra-refresh stream; an IDR stream whose key interval is below
+ * MaxFrameNum never does). Only streams it can write such a slice for are touched: pic_order_cnt_type 2,
  * frame pictures only (frame_mbs_only_flag), CAVLC, one slice group, no weighted prediction
  * (x264's baseline profile meets all of them); anything else passes unchanged.
  *
@@ -48,6 +55,7 @@ typedef struct amcc_h264fill {
   amcc_h264fill_pps pps[256];
   int have_prev;                      /* a picture was seen since the last IDR or reset */
   uint32_t prev_frame_num;            /* its frame_num */
+  int wrapped;                        /* a non-IDR picture with frame_num 0 since the last IDR */
   uint64_t filled;                    /* synthetic access units written */
 } amcc_h264fill;
 
@@ -57,13 +65,15 @@ void amcc_h264fill_init (amcc_h264fill * f);
 /* Forget the last picture (a flush or a new stream), keep the parameter sets. */
 void amcc_h264fill_reset (amcc_h264fill * f);
 
-/* Looks at access unit AU (LEN bytes, Annex B) before the decoder gets it. Returns the length
- * of the synthetic access unit (written to OUT, at most CAP bytes, start code included) that
+/* Looks at access unit AU (LEN bytes, Annex B) before the decoder gets it; MISSING is the
+ * number of frames lost between the previous access unit and this one (from the RTP
+ * timestamps or the frame index), -1 if unknown. Returns the length of the synthetic access
+ * unit (written to OUT, at most CAP bytes, start code included) that
  * must reach the decoder before AU, 0 when none is needed (or none can be written), or
  * AMCC_ERR_NOSPACE when CAP is too small (then nothing is recorded for AU: call again). The
  * state then holds AU's frame_num. */
-long amcc_h264fill_au (amcc_h264fill * f, const uint8_t * au, size_t len, uint8_t * out,
-    size_t cap);
+long amcc_h264fill_au (amcc_h264fill * f, const uint8_t * au, size_t len, long missing,
+    uint8_t * out, size_t cap);
 
 /* Room that always suffices for OUT: a skip slice of up to 2^20 macroblocks. */
 #define AMCC_H264FILL_MAX_BYTES 64
