@@ -48,11 +48,16 @@ gst_h264_wrap_fill_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   GstH264WrapFill *self = GST_H264_WRAP_FILL (parent);
   guint8 au[AMCC_H264FILL_MAX_BYTES];
   GstMapInfo m;
-  long n = 0;
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  long n = 0, missing = -1;
 
+  /* frames lost since the last picture, from the timestamps (RTP's, through the depayloader) */
+  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (self->last_pts)
+      && GST_CLOCK_TIME_IS_VALID (self->step) && pts > self->last_pts)
+    missing = (long) ((pts - self->last_pts + self->step / 2) / self->step) - 1;
   if (gst_buffer_map (buf, &m, GST_MAP_READ)) {
     g_mutex_lock (&self->lock);
-    n = amcc_h264fill_au (&self->fill, m.data, m.size, au, sizeof au);
+    n = amcc_h264fill_au (&self->fill, m.data, m.size, missing, au, sizeof au);
     g_mutex_unlock (&self->lock);
     gst_buffer_unmap (buf, &m);
   }
@@ -60,7 +65,7 @@ gst_h264_wrap_fill_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     GstBuffer *s = gst_buffer_new_memdup (au, (gsize) n);
     GstFlowReturn r;
 
-    GstClockTime pts = GST_BUFFER_PTS (buf), t = GST_CLOCK_TIME_NONE;
+    GstClockTime t = GST_CLOCK_TIME_NONE;
 
     if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (self->last_pts)
         && pts > self->last_pts) {
@@ -78,8 +83,7 @@ gst_h264_wrap_fill_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
       return r;
     }
   }
-  if (GST_BUFFER_PTS_IS_VALID (buf)) {
-    GstClockTime pts = GST_BUFFER_PTS (buf);
+  if (GST_CLOCK_TIME_IS_VALID (pts)) {
     if (GST_CLOCK_TIME_IS_VALID (self->last_pts) && pts > self->last_pts
         && (!GST_CLOCK_TIME_IS_VALID (self->step) || pts - self->last_pts < self->step))
       self->step = pts - self->last_pts;
