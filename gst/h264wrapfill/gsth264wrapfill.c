@@ -2,10 +2,12 @@
  * asks for one, pushes its synthetic access unit first. The decoder outputs a picture for it
  * (avdec_h264 ignores GST_BUFFER_FLAG_DECODE_ONLY on its input), a copy of the last reference
  * picture, which is what a receiver shows for a lost frame anyway: it carries the timestamp of
- * the last lost frame (one frame interval before the next picture, the interval being the
- * smallest step between consecutive pictures seen so far; half way between the pictures around
- * the loss while none is known). Byte stream, one access unit per buffer (rtph264depay's
- * output with these caps downstream). */
+ * the last lost frame, one frame interval before the next picture (half way between the
+ * pictures around the loss while no interval is known). The frame interval is the median of
+ * the last 9 steps (3 at least) between consecutive pictures: timestamps through a jitter buffer
+ * wander a little, and a loss makes a step of several intervals. The same interval counts the
+ * frames missing before a picture, which tells lib/cc a frame_num wrap from a lost IDR frame.
+ * Byte stream, one access unit per buffer (rtph264depay's output with these caps downstream). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -22,7 +24,9 @@ struct _GstH264WrapFill
   GstPad *sinkpad, *srcpad;
   GMutex lock;                  /* guards fill (the counter is read from other threads) */
   amcc_h264fill fill;
-  GstClockTime last_pts, step;  /* the last picture's PTS; smallest PTS step seen */
+  GstClockTime last_pts, step;  /* the last picture's PTS; the frame interval (median step) */
+  GstClockTime steps[9];        /* the last steps between consecutive pictures, ring */
+  guint nsteps;
 };
 
 enum
@@ -84,9 +88,20 @@ gst_h264_wrap_fill_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     }
   }
   if (GST_CLOCK_TIME_IS_VALID (pts)) {
-    if (GST_CLOCK_TIME_IS_VALID (self->last_pts) && pts > self->last_pts
-        && (!GST_CLOCK_TIME_IS_VALID (self->step) || pts - self->last_pts < self->step))
-      self->step = pts - self->last_pts;
+    if (GST_CLOCK_TIME_IS_VALID (self->last_pts) && pts > self->last_pts) {
+      GstClockTime sorted[G_N_ELEMENTS (self->steps)];
+      guint cnt, i, j;
+
+      self->steps[self->nsteps++ % G_N_ELEMENTS (self->steps)] = pts - self->last_pts;
+      cnt = MIN (self->nsteps, G_N_ELEMENTS (self->steps));
+      for (i = 0; i < cnt; i++) {       /* insertion sort of at most 9 */
+        GstClockTime v = self->steps[i];
+        for (j = i; j > 0 && sorted[j - 1] > v; j--)
+          sorted[j] = sorted[j - 1];
+        sorted[j] = v;
+      }
+      self->step = cnt >= 3 ? sorted[cnt / 2] : GST_CLOCK_TIME_NONE;
+    }
     self->last_pts = pts;
   }
   return gst_pad_push (self->srcpad, buf);
@@ -103,7 +118,8 @@ gst_h264_wrap_fill_sink_event (GstPad * pad, GstObject * parent, GstEvent * even
       g_mutex_lock (&self->lock);
       amcc_h264fill_reset (&self->fill);
       g_mutex_unlock (&self->lock);
-      self->last_pts = GST_CLOCK_TIME_NONE;
+      self->last_pts = self->step = GST_CLOCK_TIME_NONE;
+      self->nsteps = 0;
       break;
     default:
       break;
@@ -162,6 +178,7 @@ gst_h264_wrap_fill_init (GstH264WrapFill * self)
   g_mutex_init (&self->lock);
   amcc_h264fill_init (&self->fill);
   self->last_pts = self->step = GST_CLOCK_TIME_NONE;
+  self->nsteps = 0;
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, gst_h264_wrap_fill_chain);
   gst_pad_set_event_function (self->sinkpad, gst_h264_wrap_fill_sink_event);
