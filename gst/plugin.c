@@ -10,6 +10,7 @@
 #include "avmrclayers/gstavmrclayers.h"
 #include "avmrcsrc/gstavmrcsrc.h"
 #include "avmrcsynth/gstavmrcsynth.h"
+#include "h264wrapfill/gsth264wrapfill.h"
 #include "rmanprelay/gstrmanprelay.h"
 #include "rmanpsink/gstrmanpsink.h"
 #include "rmanpsrc/gstrmanpsrc.h"
@@ -26,6 +27,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (avmrclayers, plugin);
   ret |= GST_ELEMENT_REGISTER (avmrcsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (avmrcsynth, plugin);
+  ret |= GST_ELEMENT_REGISTER (h264wrapfill, plugin);
   ret |= GST_ELEMENT_REGISTER (rmanpsink, plugin);
   ret |= GST_ELEMENT_REGISTER (rmanprelay, plugin);
   ret |= GST_ELEMENT_REGISTER (rmanpsrc, plugin);

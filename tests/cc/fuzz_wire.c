@@ -12,7 +12,8 @@
  *   0: every decoder on the rest (APP framing, compound walk, ASMP report/echo, ASSP table,
  *      TFMCC sender fields/report, raw and as APP packets, PGMCC sender/report/ACK, RMANP
  *      data/CI/NACK/ACK, AVMRC's header-extension stamp); whatever decodes must re-encode and
- *      decode to the same value;
+ *      decode to the same value; the H.264 frame_num filler (amcc/h264fill.h) on the bytes as
+ *      access units;
  *   1: an ASMP receiver and sender driven by records (RTP packets with arbitrary timestamps and
  *      send times, reports, echoes) with a monotone clock;
  *   2: a TFMCC receiver and sender driven the same way, sender fields and reports going
@@ -39,6 +40,7 @@
 #include "amcc/assp.h"
 #include "amcc/avmrc.h"
 #include "amcc/controller.h"
+#include "amcc/h264fill.h"
 #include "amcc/pgmcc.h"
 #include "amcc/rmanp.h"
 #include "amcc/rtt.h"
@@ -171,6 +173,19 @@ decoders (const uint8_t *d, size_t n)
     REQUIRE (amcc_avmrc_stamp_encode (&as, buf, sizeof buf) == (int) n);
     REQUIRE (memcmp (buf, d, n) == 0 && amcc_avmrc_stamp_decode (&as2, buf, n) == AMCC_OK);
     REQUIRE (as2.slot == as.slot && as2.flagged == as.flagged && as2.send_time == as.send_time);
+  }
+  /* the H.264 frame_num filler: the bytes as access units (whole, then its two halves); a
+   * synthetic unit fits its bound and goes through the filler too */
+  static amcc_h264fill hf;
+  uint8_t syn[AMCC_H264FILL_MAX_BYTES], syn2[AMCC_H264FILL_MAX_BYTES];
+  amcc_h264fill_init (&hf);
+  for (int k = 0; k < 4; k++) {
+    const uint8_t *p = k == 2 ? d + n / 2 : d;
+    size_t len = k == 1 ? n / 2 : k == 2 ? n - n / 2 : n;
+    long r = amcc_h264fill_au (&hf, p, len, (long) (n % 4) - 1 + k, syn, sizeof syn);
+    REQUIRE (r >= 0 && r <= AMCC_H264FILL_MAX_BYTES);
+    if (r > 0)
+      REQUIRE (amcc_h264fill_au (&hf, syn, (size_t) r, 0, syn2, sizeof syn2) >= 0);
   }
 }
 

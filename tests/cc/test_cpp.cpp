@@ -14,6 +14,7 @@
 #include <amcc/avmrc.h>
 #include <amcc/rmanp.h>
 #include <amcc/fec.h>
+#include <amcc/h264fill.h>
 #if defined(__has_include)
 #if __has_include(<amcc/tfmcc.h>)
 #include <amcc/tfmcc.h>

@@ -19,7 +19,7 @@ def sh(*cmd):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def make_video(d, w, h, frames, fps, keyint, crf=30):
+def make_video(d, w, h, frames, fps, keyint, crf=30, x264_params=''):
     os.makedirs(d, exist_ok=True)
     ref = os.path.join(d, 'ref.yuv')
     sh('ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', f'testsrc2=size={w}x{h}:rate={fps}',
@@ -28,7 +28,8 @@ def make_video(d, w, h, frames, fps, keyint, crf=30):
        '-r', str(fps), '-i', ref, '-c:v', 'libx264', '-profile:v', 'baseline', '-bf', '0',
        '-g', str(keyint), '-keyint_min', str(keyint), '-sc_threshold', '0', '-crf', str(crf),
        '-tune', 'zerolatency', '-threads', '2',
-       '-x264-params', 'repeat-headers=1:slices=2', '-f', 'h264', os.path.join(d, 'sent.h264'))
+       '-x264-params', 'repeat-headers=1:slices=2' + (':' + x264_params if x264_params else ''),
+       '-f', 'h264', os.path.join(d, 'sent.h264'))
     with open(os.path.join(d, 'ref.json'), 'w') as f:
         json.dump({'width': w, 'height': h, 'fps_n': fps, 'fps_d': 1, 'format': 'I420',
                    'frames': frames}, f)
@@ -126,11 +127,12 @@ def make_rd(path, pkts, lose=(), extra_delay=None, duplicate=(), reorder=False, 
 
 
 def make_run(build, run, w=176, h=144, frames=75, fps=25, keyint=25, receivers=None, mtu=RTP_MTU,
-             param_sets=False):
+             param_sets=False, x264_params=''):
     """receivers: {name: make_rd kwargs}; mtu: RTP packet size limit; param_sets: key frames'
-    SPS/PPS in header packets of their own. Returns the sd packets."""
+    SPS/PPS in header packets of their own; x264_params: more x264 options (a:b=c). Returns the
+    sd packets."""
     snd = os.path.join(run, 'sender')
-    make_video(snd, w, h, frames, fps, keyint)
+    make_video(snd, w, h, frames, fps, keyint, x264_params=x264_params)
     pkts = make_sd(build, snd, fps, mtu=mtu, param_sets=param_sets)
     for name, kw in (receivers or {}).items():
         make_rd(os.path.join(run, f'rx-{name}', 'rd.txt'), pkts, **kw)

@@ -69,16 +69,18 @@ encode_rtp (gboolean intra_refresh, GstCaps ** caps)
   return pkts;
 }
 
-/* Feeds the packets with PTS >= from_pts, except those with PTS drop_pts, to the receivers'
- * decode chain (avdec_h264 with dec_opts); returns PTS -> luma plane (GBytes) of every picture
- * it output. */
+/* Feeds the packets with PTS >= from_pts, except those with PTS in [drop_lo, drop_hi], to the
+ * receivers' decode chain (rtph264depay ! [h264wrapfill name=fill if fill] ! avdec_h264 with
+ * dec_opts); returns PTS -> luma plane (GBytes) of every picture it output, *filled the
+ * filler's count, *shown the pictures it output (repeated timestamps included). */
 static GHashTable *
-decode_opts (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTime drop_pts,
-    const gchar * dec_opts)
+decode_range (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTime drop_lo,
+    GstClockTime drop_hi, const gchar * dec_opts, gboolean fill, guint64 * filled,
+    guint * shown)
 {
-  gchar *desc = g_strdup_printf ("appsrc name=in format=time ! rtph264depay ! "
+  gchar *desc = g_strdup_printf ("appsrc name=in format=time ! rtph264depay ! %s "
       "avdec_h264 max-threads=1 %s ! video/x-raw,format=I420 ! appsink name=out sync=false",
-      dec_opts);
+      fill ? "h264wrapfill name=fill !" : "", dec_opts);
   GstElement *pipe = gst_parse_launch (desc, NULL);
   GstElement *in, *out;
   GHashTable *pics = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
@@ -86,6 +88,8 @@ decode_opts (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTi
   GstSample *s;
   guint i;
 
+  if (shown)
+    *shown = 0;
   fail_unless (pipe != NULL);
   in = gst_bin_get_by_name (GST_BIN (pipe), "in");
   out = gst_bin_get_by_name (GST_BIN (pipe), "out");
@@ -93,7 +97,8 @@ decode_opts (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTi
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   for (i = 0; i < pkts->len; i++) {
     GstBuffer *b = g_ptr_array_index (pkts, i);
-    if (GST_BUFFER_PTS (b) >= from_pts && GST_BUFFER_PTS (b) != drop_pts)
+    if (GST_BUFFER_PTS (b) >= from_pts && (GST_BUFFER_PTS (b) < drop_lo
+            || GST_BUFFER_PTS (b) > drop_hi))
       gst_app_src_push_buffer (GST_APP_SRC (in), gst_buffer_ref (b));
   }
   gst_app_src_end_of_stream (GST_APP_SRC (in));
@@ -105,8 +110,18 @@ decode_opts (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTi
     fail_unless (gst_buffer_map (b, &m, GST_MAP_READ) && m.size >= W * H);
     *key = (gint64) GST_BUFFER_PTS (b);
     g_hash_table_replace (pics, key, g_bytes_new (m.data, W * H));
+    if (shown)
+      (*shown)++;
     gst_buffer_unmap (b, &m);
     gst_sample_unref (s);
+  }
+  if (filled) {
+    GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "fill");
+    *filled = 0;
+    if (f) {
+      g_object_get (f, "filled", filled, NULL);
+      gst_object_unref (f);
+    }
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (in);
@@ -114,6 +129,13 @@ decode_opts (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTi
   gst_object_unref (pipe);
   g_free (desc);
   return pics;
+}
+
+static GHashTable *
+decode_opts (GPtrArray * pkts, GstCaps * caps, GstClockTime from_pts, GstClockTime drop_pts,
+    const gchar * dec_opts)
+{
+  return decode_range (pkts, caps, from_pts, drop_pts, drop_pts, dec_opts, FALSE, NULL, NULL);
 }
 
 static GHashTable *
@@ -230,38 +252,73 @@ GST_END_TEST;
 
 /* A known limit, checked so that docs/demo.md stays true: x264 never resets frame_num in an
  * intra-refresh stream (no IDR), so it wraps every 32 frames here, and libavcodec's H.264
- * decoder, after a lost frame whose frame_num is 0, drops the next ~30 frames as out of order
- * (the gap frame it inserts gets a picture order count one wrap too high). Any other lost
- * frame costs only itself. An IDR every 25 frames resets frame_num before it wraps. If this
- * fails, libavcodec changed: update docs/demo.md "Intra refresh". */
-static guint
-not_output_after_loss (gboolean intra_refresh, guint lost)
+ * decoder, after a lost frame whose frame_num is 0, drops the next 30 frames as out of order:
+ * it fills the frame_num gap but does not raise FrameNumOffset for the wrap inside it, so their
+ * picture order counts (pic_order_cnt_type 2: 2 x (FrameNumOffset + frame_num)) fall one wrap
+ * below the last picture it output. Any other lost frame costs only itself. The IDR stream
+ * wraps too: x264 gives it log2_max_frame_num 4, so frame_num 0 comes again at frame 16 of each
+ * 25-frame GOP (frame 91 here), and losing that one drops the 8 frames up to the next IDR.
+ * If test_lost_frame_num_wrap fails, libavcodec changed: update docs/demo.md "Intra refresh".
+ * h264wrapfill (lib/cc/h264fill.c) in front of the decoder removes the drops
+ * (test_lost_frame_num_wrap_filled). */
+typedef struct {
+  guint missing;                /* frames not lost and not output */
+  guint64 filled;               /* the filler's synthetic pictures */
+  guint shown;                  /* pictures output */
+  gboolean held;                /* the last lost frame's slot shows the picture before the loss */
+  gint differ_after;            /* the last frame whose picture differs from the whole stream's */
+} LossResult;
+
+/* Loses frames [lost, lost + nlost) and decodes the rest, through h264wrapfill if fill. */
+static LossResult
+after_loss (gboolean intra_refresh, guint lost, guint nlost, gboolean fill)
 {
   GstCaps *caps;
   GPtrArray *pkts = encode_rtp (intra_refresh, &caps);
   GHashTable *full = decode_from (pkts, caps, 0, GST_CLOCK_TIME_NONE), *got;
   GList *keys = g_hash_table_get_keys (full), *l;
   GArray *pts = g_array_new (FALSE, FALSE, sizeof (guint64));
-  guint i, missing = 0;
+  LossResult res = { 0, 0, 0, FALSE, -1 };
+  guint i;
 
   for (l = keys; l; l = l->next)
     g_array_append_val (pts, *(gint64 *) l->data);
   g_list_free (keys);
   g_array_sort (pts, cmp_u64);
   fail_unless_equals_int (pts->len, FRAMES);
-  got = decode_from (pkts, caps, 0, g_array_index (pts, guint64, lost));
+  got = decode_range (pkts, caps, 0, g_array_index (pts, guint64, lost),
+      g_array_index (pts, guint64, lost + nlost - 1), "", fill, &res.filled, &res.shown);
+  {
+    gint64 t0 = (gint64) g_array_index (pts, guint64, lost - 1);
+    gint64 t1 = (gint64) g_array_index (pts, guint64, lost + nlost - 1);
+    GBytes *a = g_hash_table_lookup (got, &t0), *b = g_hash_table_lookup (got, &t1);
+    res.held = a && b && g_bytes_equal (a, b);
+  }
   for (i = 0; i < pts->len; i++) {
     gint64 t = (gint64) g_array_index (pts, guint64, i);
-    missing += i != lost && !g_hash_table_contains (got, &t);
+    GBytes *a = g_hash_table_lookup (full, &t), *b = g_hash_table_lookup (got, &t);
+    if (i >= lost && i < lost + nlost)
+      continue;
+    res.missing += b == NULL;
+    if (b && !g_bytes_equal (a, b))
+      res.differ_after = i;
   }
-  g_print ("intra-refresh=%d, frame %u lost: %u later frames not output\n", intra_refresh,
-      lost, missing);
+  g_print ("intra-refresh=%d, frames %u-%u lost, %s: %u later frames not output, %"
+      G_GUINT64_FORMAT " filled, pictures differ until frame %d\n", intra_refresh, lost,
+      lost + nlost - 1, fill ? "h264wrapfill" : "no filler", res.missing, res.filled,
+      res.differ_after);
   g_hash_table_unref (full);
   g_hash_table_unref (got);
   g_array_free (pts, TRUE);
   g_ptr_array_unref (pkts);
   gst_caps_unref (caps);
-  return missing;
+  return res;
+}
+
+static guint
+not_output_after_loss (gboolean intra_refresh, guint lost)
+{
+  return after_loss (intra_refresh, lost, 1, FALSE).missing;
 }
 
 GST_START_TEST (test_lost_frame_num_wrap)
@@ -271,6 +328,54 @@ GST_START_TEST (test_lost_frame_num_wrap)
   fail_unless_equals_int (not_output_after_loss (TRUE, 100), 0);
   fail_unless (not_output_after_loss (TRUE, 96) >= 25, "frame_num 0 lost: fewer dropped");
   fail_unless_equals_int (not_output_after_loss (FALSE, 96), 0);
+  fail_unless (not_output_after_loss (FALSE, 91) >= 5, "IDR stream, frame_num 0 lost: fewer "
+      "dropped");
+}
+GST_END_TEST;
+
+/* h264wrapfill: every frame that arrived is output after a lost frame_num 0 (alone, with the
+ * frame before, with the frame after; and frame 91 of the IDR stream), one synthetic picture per such loss (shown in the last
+ * lost frame's slot: the picture before the loss again); the picture is the whole stream's
+ * again once the next refresh sweep has passed (intra refresh keeps its recovery). Any other
+ * loss decodes exactly as without the filler: a P frame in either stream, and a lost IDR
+ * frame (frame 100 of the IDR stream: frame_num goes down too, but not as a wrap would), whose
+ * P frames the decoder keeps dropping rather than showing them predicted from the wrong
+ * picture. */
+GST_START_TEST (test_lost_frame_num_wrap_filled)
+{
+  static const guint cases[][4] = {     /* first lost, frames lost, intra refresh, wraps */
+    {96, 1, TRUE, TRUE}, {95, 2, TRUE, TRUE}, {96, 2, TRUE, TRUE}, {64, 1, TRUE, TRUE},
+    {91, 1, FALSE, TRUE}, {100, 1, TRUE, FALSE}, {96, 1, FALSE, FALSE}, {100, 1, FALSE, FALSE},
+  };
+  guint k;
+
+  if (!have ("x264enc") || !have ("avdec_h264"))
+    return;
+  for (k = 0; k < G_N_ELEMENTS (cases); k++) {
+    guint lost = cases[k][0], n = cases[k][1];
+    gboolean ir = cases[k][2], wrap = cases[k][3];
+    LossResult r = after_loss (ir, lost, n, TRUE), bare = after_loss (ir, lost, n, FALSE);
+
+    fail_unless_equals_int ((gint) r.filled, wrap ? 1 : 0);
+    if (!wrap) {
+      fail_unless_equals_int (r.missing, bare.missing);
+      fail_unless_equals_int (r.shown, bare.shown);
+      fail_unless_equals_int (r.differ_after, bare.differ_after);
+      continue;
+    }
+    /* up to the next wrap (intra refresh) or the next IDR (frame 100 in the IDR stream) */
+    fail_unless (bare.missing >= (ir ? 25u : 5u), "frames %u-%u lost: only %u dropped without "
+        "the filler", lost, lost + n - 1, bare.missing);
+    fail_unless_equals_int (r.missing, 0);
+    /* the synthetic picture is shown in the last lost frame's slot, as the picture before */
+    fail_unless_equals_int (r.shown, FRAMES - n + 1);
+    fail_unless (r.held, "frames %u-%u lost: the filled slot is not the picture before the "
+        "loss", lost, lost + n - 1);
+    /* the next sweep starts at the first multiple of KEY_INT after the loss; one sweep later
+     * the picture is whole (IDR stream: from the next IDR on) */
+    fail_unless (r.differ_after < (gint) (((lost + n) / KEY_INT + 2) * KEY_INT),
+        "frames %u-%u lost: pictures differ until %d", lost, lost + n - 1, r.differ_after);
+  }
 }
 GST_END_TEST;
 
@@ -538,6 +643,7 @@ intra_suite (void)
   tcase_add_test (tc, test_late_joiner_intra_refresh_no_corrupt);
   tcase_add_test (tc, test_late_joiner_idr);
   tcase_add_test (tc, test_lost_frame_num_wrap);
+  tcase_add_test (tc, test_lost_frame_num_wrap_filled);
   tcase_add_test (tc, test_key_on_demand_intra_refresh);
   return s;
 }

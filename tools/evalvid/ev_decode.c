@@ -1,5 +1,12 @@
-/* ev_decode.c - timestamp-aligned H.264 decoding through GStreamer. */
+/* ev_decode.c - timestamp-aligned H.264 decoding through GStreamer. Each frame passes lib/cc's
+ * h264fill first, as it passes gst's h264wrapfill on a receiver (tools/testbed/amcast-node):
+ * when the frames not fed before it include frame_num 0 (an intra-refresh stream), a synthetic
+ * frame_num-0 skip picture goes first, so libavcodec does not drop the next ~30 frames as out
+ * of order (issue 15). It carries the timestamp of the last frame not fed, so its picture is
+ * not taken for any fed frame. The frames not fed tell a wrap from a lost IDR frame. */
 #include "ev_decode.h"
+
+#include <amcc/h264fill.h>
 
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -93,6 +100,9 @@ long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint
     if (!bus_error(pipe, err, errlen)) snprintf(err, errlen, "decoder pipeline does not start");
     goto out;
   }
+  amcc_h264fill fill;
+  amcc_h264fill_init(&fill);
+  long last_fed = -1;
   for (size_t i = 0; i < n; i++) {
     if (!feed[i]) continue;
     GstBuffer *b;
@@ -107,6 +117,27 @@ long ev_decode_h264(const uint8_t *stream, const ev_au *au, size_t n, const uint
     }
     GST_BUFFER_PTS(b) = GST_BUFFER_DTS(b) = (GstClockTime)i * FRAME_DUR;
     GST_BUFFER_DURATION(b) = FRAME_DUR;
+    uint8_t syn[AMCC_H264FILL_MAX_BYTES];
+    long sn = 0;
+    GstMapInfo m;
+    if (gst_buffer_map(b, &m, GST_MAP_READ)) {
+      sn = amcc_h264fill_au(&fill, m.data, m.size, last_fed < 0 ? -1 : (long)i - last_fed - 1, syn, sizeof syn);
+      gst_buffer_unmap(b, &m);
+    }
+    last_fed = (long)i;
+    if (sn > 0) {
+      size_t slot = n;   /* past the end: never a fed frame's */
+      for (size_t j = i; j-- > 0;)
+        if (!feed[j]) { slot = j; break; }
+      GstBuffer *sb = gst_buffer_new_memdup(syn, (gsize)sn);
+      GST_BUFFER_PTS(sb) = GST_BUFFER_DTS(sb) = (GstClockTime)slot * FRAME_DUR;
+      GST_BUFFER_DURATION(sb) = FRAME_DUR;
+      if (gst_app_src_push_buffer(GST_APP_SRC(src), sb) != GST_FLOW_OK) {
+        gst_buffer_unref(b);
+        if (!bus_error(pipe, err, errlen)) snprintf(err, errlen, "decoder refused frame %zu", i);
+        goto out;
+      }
+    }
     if (gst_app_src_push_buffer(GST_APP_SRC(src), b) != GST_FLOW_OK) {
       if (!bus_error(pipe, err, errlen)) snprintf(err, errlen, "decoder refused frame %zu", i);
       goto out;
