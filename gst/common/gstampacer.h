@@ -16,7 +16,10 @@ G_DECLARE_FINAL_TYPE (GstAmPacer, gst_am_pacer, GST, AM_PACER, GstElement)
 
 /* A packet whose slot is at most this far ahead leaves at once (one wakeup sends all of them):
  * bytes sent in any window W stay within factor x target x (W + SLOT) plus one packet. */
-#define GST_AM_PACER_SLOT (10 * GST_MSECOND)
+#ifndef GST_AM_PACER_SLOT_MS    /* -DGST_AM_PACER_SLOT_MS=N: builds to compare slot lengths */
+#define GST_AM_PACER_SLOT_MS 10
+#endif
+#define GST_AM_PACER_SLOT (GST_AM_PACER_SLOT_MS * GST_MSECOND)
 
 GstElement *gst_am_pacer_new (const gchar * name);
 /* The rate to pace at (bit/s, before the factor); 0 = no pacing. */
