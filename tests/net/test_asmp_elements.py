@@ -354,20 +354,24 @@ def live_main(tag, body, needs_delayline=False, kept_hint=''):
     return 1 if failures else 0
 
 
-def main():
+def session_main(tag, session, evaluate, **kw):
+    """live_main for a test that records what happened: session(run) returns it (None: nothing
+    to judge), kept in RUN/session.json and judged by evaluate(run, s). `ARGV0 --evaluate RUN`
+    judges a kept run directory again without running anything."""
+    if len(sys.argv) == 3 and sys.argv[1] == '--evaluate':
+        with open(os.path.join(sys.argv[2], 'session.json')) as f:
+            evaluate(sys.argv[2], json.load(f))
+        print(f'# amtest: checks={checks} failures={failures}')
+        return 1 if failures else 0
+
     def body(run):
         s = session(run)
         if s is not None:
             with open(os.path.join(run, 'session.json'), 'w') as f:
                 json.dump(s, f)
             evaluate(run, s)
-    return live_main('asmp', body, kept_hint=f' (re-check: {sys.argv[0]} --evaluate {{run}})')
+    return live_main(tag, body, kept_hint=f' (re-check: {sys.argv[0]} --evaluate {{run}})', **kw)
 
 
 if __name__ == '__main__':
-    if len(sys.argv) == 3 and sys.argv[1] == '--evaluate':    # re-check a kept run directory
-        with open(os.path.join(sys.argv[2], 'session.json')) as f:
-            evaluate(sys.argv[2], json.load(f))
-        print(f'# amtest: checks={checks} failures={failures}')
-        sys.exit(1 if failures else 0)
-    sys.exit(main())
+    sys.exit(session_main('asmp', session, evaluate))

@@ -541,22 +541,11 @@ def evaluate_many(s, stats, sent, addrs):
 
 
 def main(phases):
-    def body(run):
-        s = session(run, phases)
-        with open(os.path.join(run, 'session.json'), 'w') as f:
-            json.dump(s, f)
-        evaluate(run, s)
-    return el.live_main('attacker', body,
-                        kept_hint=f' (re-check: {sys.argv[0]} --evaluate {{run}})')
+    return el.session_main('attacker', lambda run: session(run, phases), evaluate)
 
 
 if __name__ == '__main__':
-    if len(sys.argv) == 3 and sys.argv[1] == '--evaluate':    # re-check a kept run directory
-        with open(os.path.join(sys.argv[2], 'session.json')) as f:
-            evaluate(sys.argv[2], json.load(f))
-        print(f'# amtest: checks={el.checks} failures={el.failures}')
-        sys.exit(1 if el.failures else 0)
-    # --only PHASES (e.g. --only b): run only those attacks (to see one alone, e.g. on a build
+    # --evaluate RUN: re-check a kept run directory (el.session_main); --only PHASES (e.g. --only b): run only those attacks (to see one alone, e.g. on a build
     # with a protection turned off); the rest of the session is the same
     only = sys.argv[2] if len(sys.argv) == 3 and sys.argv[1] == '--only' else 'abcdef'
     sys.exit(main(only))

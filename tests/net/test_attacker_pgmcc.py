@@ -454,22 +454,12 @@ def evaluate(run, s):
 
 
 def main(phases, consistent):
-    def body(run):
-        s = session(run, phases, consistent)
-        with open(os.path.join(run, 'session.json'), 'w') as f:
-            json.dump(s, f)
-        evaluate(run, s)
-    return el.live_main('attacker-pgmcc', body,
-                        kept_hint=f' (re-check: {sys.argv[0]} --evaluate {{run}})')
+    return el.session_main('attacker-pgmcc', lambda run: session(run, phases, consistent),
+                           evaluate)
 
 
 if __name__ == '__main__':
-    if len(sys.argv) == 3 and sys.argv[1] == '--evaluate':    # re-check a kept run directory
-        with open(os.path.join(sys.argv[2], 'session.json')) as f:
-            evaluate(sys.argv[2], json.load(f))
-        print(f'# amtest: checks={el.checks} failures={el.failures}')
-        sys.exit(1 if el.failures else 0)
-    # --only a / --only b: one attack; --consistent: phase b's liar states p 30 % in its ACKs too,
+    # --evaluate RUN: re-check a kept run directory (el.session_main); --only a / --only b: one attack; --consistent: phase b's liar states p 30 % in its ACKs too,
     # matching its holes: not contained (above), its checks fail; a measurement, not a test
     args = sys.argv[1:]
     consistent = '--consistent' in args

@@ -36,7 +36,6 @@ enters as one offset taken once per process (gst/common/gstamnet.c gst_am_wall: 
 send-time stamps and the receiver's one-way delay), and RTCP's LSR/DLSR are an echo of the
 sender's NTP field and a delay measured on the receiver's monotonic clock (rtpsession).
 """
-import json
 import os
 import sys
 import time
@@ -211,19 +210,8 @@ def main():
         print('# amtest: checks=0 failures=0')
         return 77
 
-    def body(run):
-        s = session(run)
-        with open(os.path.join(run, 'session.json'), 'w') as f:
-            json.dump(s, f)
-        evaluate(run, s)
-    return el.live_main('clockstep', body,
-                        kept_hint=f' (re-check: {sys.argv[0]} --evaluate {{run}})')
+    return el.session_main('clockstep', session, evaluate)   # --evaluate RUN: re-check a kept run
 
 
 if __name__ == '__main__':
-    if len(sys.argv) == 3 and sys.argv[1] == '--evaluate':    # re-check a kept run directory
-        with open(os.path.join(sys.argv[2], 'session.json')) as f:
-            evaluate(sys.argv[2], json.load(f))
-        print(f'# amtest: checks={el.checks} failures={el.failures}')
-        sys.exit(1 if el.failures else 0)
     sys.exit(main())

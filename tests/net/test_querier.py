@@ -268,19 +268,8 @@ def evaluate(run, s):
 
 
 def main():
-    def body(run):
-        s = session(run)
-        with open(os.path.join(run, 'session.json'), 'w') as f:
-            json.dump(s, f)
-        evaluate(run, s)
-    return el.live_main('querier', body,
-                        kept_hint=f' (re-check: {sys.argv[0]} --evaluate {{run}})')
+    return el.session_main('querier', session, evaluate)    # --evaluate RUN: re-check a kept run
 
 
 if __name__ == '__main__':
-    if len(sys.argv) == 3 and sys.argv[1] == '--evaluate':    # re-check a kept run directory
-        with open(os.path.join(sys.argv[2], 'session.json')) as f:
-            evaluate(sys.argv[2], json.load(f))
-        print(f'# amtest: checks={el.checks} failures={el.failures}')
-        sys.exit(1 if el.failures else 0)
     sys.exit(main())
