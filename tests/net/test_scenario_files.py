@@ -128,6 +128,7 @@ def bad_files():
         "cannot also receive": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1", "ms"]\n',
         "loss_pct 120 not in 0..100": base.replace('b = "mr5"\nrate_bps', 'b = "mr5"\nloss_pct = 120\nrate_bps'),
         "loss_port 0 not a UDP port": base.replace('b = "mr5"\nrate_bps', 'b = "mr5"\nloss_pct = 1\nloss_port = 0\nrate_bps'),
+        "video.fec 'always': one of off, auto": base.replace("[video]\n", '[video]\nfec = "always"\n'),
         "unknown host 'nosuch'": base + '\n[[flow]]\nname="f"\nkind="norm"\nsrc="ms"\ndsts=["mr1", "nosuch"]\n',
     }
     reject(cases)

@@ -8,7 +8,8 @@ File format (tools/testbed/scenarios/*.toml; docs/testbed.md has the full refere
   routers = [..], hosts = [..]  namespaces (routers are IGMPv3-snooping bridges)
   sender = "HOST"               the multicast sender's host
   [video]                       width, height, fps, key_int, initial_bitrate, min_bitrate,
-                                max_bitrate, rtcp_interval_ms, encoder, intra_refresh
+                                max_bitrate, rtcp_interval_ms, encoder, intra_refresh,
+                                fec ("off" or "auto": SMPTE 2022-1 parity, testbed only)
   [[video.stream]]              a simulcast ladder (ASSP), lowest first: width, height,
                                 min_bitrate, max_bitrate (fps, if given, must be [video]'s);
                                 default the protocol's ladder (protocols.py); single-stream
@@ -42,7 +43,9 @@ from . import traffic
 
 VIDEO_DEFAULTS = {"width": 320, "height": 240, "fps": 25, "key_int": 25,
                   "initial_bitrate": 500_000, "min_bitrate": 50_000, "max_bitrate": 4_000_000,
-                  "rtcp_interval_ms": 1000, "encoder": "x264enc", "intra_refresh": False}
+                  "rtcp_interval_ms": 1000, "encoder": "x264enc", "intra_refresh": False,
+                  "fec": "off"}
+FEC_MODES = ("off", "auto")
 
 
 # keys that only the simulator can honour (the testbed runs a namespace and a decoder per receiver)
@@ -203,6 +206,9 @@ def validate(sc):
         seen.add(r["name"])
         if float(r.get("leave_s", sc["duration_s"])) <= float(r.get("join_s", 0)):
             raise ValueError(f"receiver {r['name']}: leave_s must be after join_s")
+    fec = sc.get("video", {}).get("fec", "off")
+    if fec not in FEC_MODES:
+        raise ValueError(f"video.fec {fec!r}: one of {', '.join(FEC_MODES)}")
     traffic.validate(sc.get("flow", []), hosts)
     validate_streams(sc.get("video", {}))
     if float(sc["duration_s"]) <= 0 or not 0 < float(sc.get("short_scale", 1)) <= 1:
