@@ -24,7 +24,8 @@ static const struct { const char *name; size_t off; int is_int; } params[] = {
   D (queue_target_s), D (queue_hold_s), D (drain_s), D (compete_after_s), D (compete_hold_s),
   D (delay_backoff), D (knee_step), D (delay_rise), D (knee_loss_frac), D (foreign_margin),
   D (startup_gain), D (step_frac), D (window_s), D (send_gap_s), D (resume_s),
-  D (queue_cap_hold_s), D (burst_cut_max), D (knee_hold_s), D (knee_hold_frac), I (adaptive_mode), I (recv_least_delay), I (loss_events),
+  D (queue_cap_hold_s), D (burst_cut_max), D (knee_hold_s), D (knee_hold_frac), D (random_loss_q_s),
+  D (random_loss_max), I (adaptive_mode), I (recv_least_delay), I (loss_events),
 #undef D
 #undef I
 };
