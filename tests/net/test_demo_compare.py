@@ -28,9 +28,10 @@ def write(path, text):
 def make_run(d):
     write(os.path.join(d, "meta.json"), '{"intra_refresh": true, "fec": "auto", '
           '"loss_pct_slow": 1}\n')
-    # the nodes' summaries (their last JSON line): parity 100 of 1000 bytes, 7 + 0 rebuilt
-    write(os.path.join(d, "logs", "sender.log"), '{"bytes_sent": 900}\nstopping\n'
-          '{"bytes_sent": 1000, "fec_bytes_sent": 100}\n')
+    # the nodes' summaries (their last JSON line): 900 bytes of media, 100 of parity (10 % of
+    # what was sent), 7 + 0 rebuilt
+    write(os.path.join(d, "logs", "sender.log"), '{"bytes_sent": 800}\nstopping\n'
+          '{"bytes_sent": 900, "fec_bytes_sent": 100}\n')
     write(os.path.join(d, "logs", "rx-slow.log"), '{"fec_recovered": 7}\n')
     write(os.path.join(d, "logs", "rx-fast1.log"), '{"fec_recovered": 0}\n')
     cols = ("receiver,packet_loss_pct,frames_lost,frames_lost_I,frames_lost_P,freeze_max_s,"
