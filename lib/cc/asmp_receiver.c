@@ -353,8 +353,6 @@ close_interval (amcc_asmp_receiver *rx, amcc_time now)
   v.send = send_rate (rx, iv.lost);
   v.send_gap = rx->iv_send_gap;
   v.lf = lf;
-  int64_t expected = amcc_seq_expected (&rx->seq);
-  v.cum_loss = expected > 0 ? (double) amcc_seq_lost (&rx->seq) / (double) expected : 0;
   v.loss_q = fmax (rx->iv_gap_q, rx->prev_gap_q);     /* a loss is found a few packets late */
   rx->prev_gap_q = rx->iv_gap_q;
   rx->iv_gap_q = -1;

@@ -128,7 +128,7 @@ amcc_asmp_rate_adaptive (amcc_asmp_receiver *rx, const interval_view *v, double 
     return r_prev;
   interval_view w = *v;
   int random = v->lossy && p->random_loss_q_s > 0 && v->loss_q >= 0
-      && v->loss_q < p->random_loss_q_s && v->cum_loss <= p->random_loss_max;
+      && v->loss_q < p->random_loss_q_s && v->lf <= p->random_loss_max;
   if (random) {
     w.lossy = 0;
     rx->random_losses++;

@@ -19,7 +19,6 @@ typedef struct interval_view {
   double send_gap_norm; /* the stream's usual such pause before it, s (0 unknown) */
   double gamma;         /* eq. 19 */
   double lf;            /* eq. 2-3: the filtered loss fraction of the intervals */
-  double cum_loss;      /* packets lost / expected since the receiver began */
   double loss_q;        /* most queueing delay of a packet right after a gap, this interval or
                            the one before, s; < 0 none */
 } interval_view;

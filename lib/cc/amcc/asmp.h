@@ -107,8 +107,8 @@ typedef struct amcc_asmp_params {
                                 on the path, not an overflow: no regime sees it (no backoff, no
                                 knee, start-up goes on); eq. 12 at the loss-event rate still
                                 bounds the rate (0.005; 0 = every loss event as the paper) */
-  double random_loss_max;    /* ... only while the fraction of packets lost since the receiver
-                                began is at most this: one that met a full queue from its
+  double random_loss_max;    /* ... only while the filtered loss fraction (eq. 2-3, the last 8
+                                reports) is at most this: one that met a full queue from its
                                 first packet has that queue in its least delay, and its
                                 overflows look random; above this they back off (0.03) */
   double knee_step;          /* DELAY: within 10 % of the rate of the last such loss, rise by
