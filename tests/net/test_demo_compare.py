@@ -40,6 +40,13 @@ def make_run(d):
     write(os.path.join(d, "report", "receivers.csv"), cols
           + "fast1,0,0,0,0,0,0,0,40,5,40,5,0,0\n"
           + "slow,1.5,10,0,10,0.2,0.08,1.24,30.5,3.4,31,3.5,0.04,0.04\n")
+    # slot by slot the frame shown: slow's first picture at slot 2 (the two before are its
+    # start-up, no freeze), then slots 3-4 frozen on frame 2: 2 x 40 ms after the first picture
+    frames = "frame,send_s,shown\n"
+    write(os.path.join(d, "report", "slow.frames.csv"), frames + "".join(
+        f"{k},{k * 0.04:.2f},{s}\n" for k, s in enumerate((-1, -1, 2, 2, 2, 5, 6, 7))))
+    write(os.path.join(d, "report", "fast1.frames.csv"), frames + "".join(
+        f"{k},{k * 0.04:.2f},{k}\n" for k in range(8)))
     # 38 -> 5, 31 (on the boundary) -> 3, 25.5 -> 3, 21.1 -> 2: mean 28.90 dB, MOS 3.25
     write(os.path.join(d, "report", "encoded.psnr.csv"),
           "frame,psnr_y\n0,38\n1,31\n2,25.5\n3,21.1\n")
@@ -64,19 +71,19 @@ def main():
         check(len(lines) == 3, "a header, a rule and one row")
         row = [c.strip() for c in lines[-1].strip("|").split("|")] if lines else []
         want = ["l1ir", "intra-refresh, fec auto, loss 1 %", "1.50", "10 (0/10)", "200 / 80",
-                "1240", "30.50 / 3.40", "40 / 40", "31.00 / 3.50", "28.90 / 3.25",
+                "1240 (80)", "30.50 / 3.40", "40 / 40", "31.00 / 3.50", "28.90 / 3.25",
                 "500 / 0.200", "0.500", "10.0 % / 7"]
         check(row == want, f"row {row}\n     want {want}")
         p = subprocess.run([sys.executable, TOOL, "--receiver", "fast1", "--bin-ms", "250", run],
                            capture_output=True, text=True, timeout=30)
         row = [c.strip() for c in p.stdout.strip().splitlines()[-1].strip("|").split("|")]
-        check(row[2:5] == ["0.00", "0 (0/0)", "0 / 0"] and row[-1] == "10.0 % / 0",
-              f"--receiver fast1: {row[2:5]}, {row[-1]}")
+        check(row[2:6] == ["0.00", "0 (0/0)", "0 / 0", "0 (0)"] and row[-1] == "10.0 % / 0",
+              f"--receiver fast1: {row[2:6]}, {row[-1]}")
         # all: means (loss 0.75, 5 frames, PSNR 35.25, MOS 4.2), the freezes' maxima, the sum
         p = subprocess.run([sys.executable, TOOL, "--receiver", "all", "--bin-ms", "250", run],
                            capture_output=True, text=True, timeout=30)
         row = [c.strip() for c in p.stdout.strip().splitlines()[-1].strip("|").split("|")]
-        want = ["0.75", "5 (0/5)", "200 / 80", "1240", "35.25 / 4.20", "40 / 40"]
+        want = ["0.75", "5 (0/5)", "200 / 80", "1240 (80)", "35.25 / 4.20", "40 / 40"]
         check(row[2:8] == want and row[-1] == "10.0 % / 7",
               f"--receiver all: {row[2:8]}, {row[-1]}\n     want {want}, 10.0 % / 7")
         p = subprocess.run([sys.executable, TOOL, os.path.join(tmp, "nothing")],
