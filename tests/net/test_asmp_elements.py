@@ -35,6 +35,7 @@ import traceback
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 sys.path.insert(0, os.path.join(TOP, 'tools', 'testbed'))
 from amcast_testbed.netns import Topology, leftover_namespaces, find_delayline  # noqa: E402
+from amcast_testbed.analysis import node_summary as last_json  # noqa: E402  (el.last_json too)
 
 NODE = os.path.join(TOP, 'tools', 'testbed', 'amcast-node')
 RECEIVERS = ('fast1', 'fast2', 'slow')
@@ -82,13 +83,6 @@ def read_csv(path):
     with open(path) as f:
         return [r for r in csv.DictReader(f)]
 
-
-def last_json(path):
-    if not os.path.exists(path):
-        return None
-    with open(path, errors='replace') as f:
-        lines = [l for l in f if l.startswith('{')]
-    return json.loads(lines[-1]) if lines else None
 
 
 def read_peer_log(path, key):

@@ -16,6 +16,23 @@ import math
 import os
 import statistics
 
+def node_summary(path):
+    """A node's summary: the last JSON line amcast-node printed into its log (logs/NAME.log),
+    None without the file or such a line; a line cut short (a node killed while writing) is
+    skipped for the one before it."""
+    try:
+        with open(path, errors="replace") as f:
+            lines = [l for l in f if l.startswith("{")]
+    except OSError:
+        return None
+    for l in reversed(lines):
+        try:
+            return json.loads(l)
+        except ValueError:
+            continue
+    return None
+
+
 UDP_OVERHEAD = 42                     # bytes per datagram below the UDP payload
 TCP_WIRE_FACTOR = 1514 / 1448         # full-size segment: frame bytes per payload byte
 UDP_FLOW_SIZE = 1200                  # flowgen's default datagram payload
