@@ -76,10 +76,11 @@ rate_delay (amcc_asmp_receiver *rx, const interval_view *v, double recv2, int dr
   return r;
 }
 
-/* A random loss (random_loss_q_s): no regime backs off, but the TCP equation at the loss-event
- * rate bounds the rate as it bounds a TCP flow's on the same path (eq. 12), approached as eq. 14
- * smooths. A drop-tail overflow always shows a queue on the packet after the gap (at least one
- * packet's transmission time: 13 ms at 600 kbit/s); a path that drops at random, none. */
+/* A random loss (random_loss_q_s): no regime backs off, but the TCP equation at the filtered
+ * loss fraction (eq. 2-3) bounds the rate as it bounds a TCP flow's on the same path (eq. 12),
+ * approached as eq. 14 smooths. A drop-tail overflow always shows a queue on the packet after
+ * the gap (at least one packet's transmission time: 13 ms at 600 kbit/s); a path that drops at
+ * random, none. */
 static double
 random_loss_cap (const amcc_asmp_receiver *rx, const interval_view *v, double r, double r_prev)
 {

@@ -289,9 +289,10 @@ max_other_loss (const amcc_sender *s, amcc_time now, uint32_t ssrc, double acker
  * p states; one that forges p as well is an honest-looking slow receiver (the outlier report's
  * case, not ours). A loss that every receiver behind a shared bottleneck sees is in their p
  * too: the largest p of the others is a second reference, so a lag in the acker's own p never
- * demotes it while the group sees the same (at an RTT like the acker's: vouched_loss). The margin (one packet in a hundred) keeps noise
- * at near-zero p from counting; below it a liar whose p says nothing may still claim 1 %
- * (what it can hold the group to is PGMCC's rate for a 1 % path). */
+ * demotes it while the group sees the same (at an RTT like the acker's: vouched_loss). The
+ * margin (one packet in a hundred) keeps noise at near-zero p from counting; below it a liar
+ * whose p says nothing may still claim 1 % (what it can hold the group to is PGMCC's rate for
+ * a 1 % path). */
 static int
 acker_over (const amcc_sender *s, amcc_time now, const amcc_peer *p, double claimed, double own)
 {

@@ -365,10 +365,10 @@ test_burst_loss_alone (void)
  * the rate is still at least what arrived, and no regime saw a loss (start-up goes on); eq. 12
  * at the filtered loss fraction (1 %: 1.22 x 1448 / (0.1 s x 0.1) = 177 kB/s) is above it.
  * At 2.5 % and a 0.5 s RTT eq. 12 (about 22 kB/s) bounds it: under half of what arrived. At
- * 20 % (above random_loss_max, 3 % since the start: an overload whose queue was there from the
- * first packet looks the same) every loss is congestion again. The same 1 % as overflows (the
- * next packet 30 ms late), or with random_loss_q_s 0 (the paper: every loss event is
- * congestion), backs off below 0.95 x. */
+ * 20 % (above random_loss_max, 3 % over the last 8 reports: an overload whose queue was there
+ * from the first packet looks the same) every loss is congestion again. The same 1 % as
+ * overflows (the next packet 30 ms late), or with random_loss_q_s 0 (the paper: every loss
+ * event is congestion), backs off below 0.95 x. */
 static void
 test_random_loss (void)
 {

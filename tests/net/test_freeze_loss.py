@@ -60,7 +60,11 @@ def main():
         out, _ = p.communicate(timeout=DURATION_S + 200)
     except subprocess.TimeoutExpired:
         p.send_signal(signal.SIGINT)    # KeyboardInterrupt: the demo tears its namespaces down
-        out, _ = p.communicate(timeout=30)
+        try:
+            out, _ = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()                    # ours, by PID; the namespace check below reports leftovers
+            out, _ = p.communicate()
     left = leftover_namespaces(f"amt{p.pid}-")   # the demo's Topology prefix
     check(not left, f"no namespace of the demo left behind ({left})")
     check(p.returncode == 0, f"amcast-demo exits 0 (exit {p.returncode})")

@@ -105,8 +105,9 @@ typedef struct amcc_asmp_params {
   double random_loss_q_s;    /* a loss event whose packets right after each gap (this report or
                                 the one before) waited less than this in queues is random loss
                                 on the path, not an overflow: no regime sees it (no backoff, no
-                                knee, start-up goes on); eq. 12 at the loss-event rate still
-                                bounds the rate (0.005; 0 = every loss event as the paper) */
+                                knee, start-up goes on); eq. 12 at the filtered loss fraction
+                                (eq. 2-3) still bounds the rate (0.005; 0 = every loss event
+                                as the paper) */
   double random_loss_max;    /* ... only while the filtered loss fraction (eq. 2-3, the last 8
                                 reports) is at most this: one that met a full queue from its
                                 first packet has that queue in its least delay, and its
