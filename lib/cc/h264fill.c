@@ -118,8 +118,14 @@ skip_scaling_list (rd * r, int size)
 {
   int last = 8, next = 8;
   for (int j = 0; j < size && !r->err; j++) {
-    if (next != 0)
-      next = (last + rd_se (r) + 256) % 256;
+    if (next != 0) {
+      int32_t delta = rd_se (r);
+      if (delta < -128 || delta > 127) {
+        r->err = 1;             /* delta_scale's range (7.4.2.1.1.1); a larger one overflows */
+        return;
+      }
+      next = (last + (int) delta + 256) % 256;
+    }
     last = next == 0 ? last : next;
   }
 }

@@ -5,6 +5,7 @@
  * IDR frame, or for a stream it cannot write a slice for (CABAC). Whether libavcodec then outputs every frame is
  * tests/gst/test-intra.c's test_lost_frame_num_wrap. */
 #include "amtest.h"
+#include <stdint.h>
 #include <string.h>
 #include <amcc/h264fill.h>
 
@@ -31,11 +32,12 @@ bw_u (bw * w, uint32_t v, int n)
 static void
 bw_ue (bw * w, uint32_t v)
 {
+  uint64_t x = (uint64_t) v + 1;
   int n = 0;
-  while (((v + 1) >> (n + 1)) != 0)
+  while ((x >> (n + 1)) != 0)
     n++;
   bw_u (w, 0, n);
-  bw_u (w, v + 1, n + 1);
+  bw_u (w, (uint32_t) x, n + 1);
 }
 
 /* An access unit with one slice: type 1 (P) or 5 (IDR), frame_num FN, nal_ref_idc 3; the
@@ -219,6 +221,66 @@ test_unusable_and_nospace (void)
   AMT_CHECK (amcc_h264fill_au (&f, NULL, 0, 0, out, sizeof out) == 0);
 }
 
+/* A High-profile SPS whose first scaling list's delta_scale is DELTA (a valid one ends the
+ * list at once: 8 + DELTA = 0 mod 256), 320x192, frame_num 4 bits, POC type 2, emulation
+ * prevention bytes added; returns the access unit's length. */
+static size_t
+scaling_sps_au (uint8_t * out, int32_t delta)
+{
+  bw w = { { 0 }, 0 };
+  bw_u (&w, 100, 8);            /* profile_idc: High */
+  bw_u (&w, 0x1e, 16);
+  bw_ue (&w, 0);                /* seq_parameter_set_id */
+  bw_ue (&w, 1);                /* chroma_format_idc */
+  bw_ue (&w, 0);
+  bw_ue (&w, 0);
+  bw_u (&w, 0, 1);
+  bw_u (&w, 1, 1);              /* seq_scaling_matrix_present_flag */
+  bw_u (&w, 1, 1);              /* list 0 present */
+  bw_ue (&w, delta > 0 ? 2 * (uint32_t) delta - 1 : 2 * (uint32_t) -delta);
+  bw_u (&w, 0, 7);              /* lists 1-7 not */
+  bw_ue (&w, 0);                /* log2_max_frame_num_minus4 */
+  bw_ue (&w, 2);                /* pic_order_cnt_type */
+  bw_ue (&w, 1);
+  bw_u (&w, 0, 1);
+  bw_ue (&w, 19);
+  bw_ue (&w, 11);
+  bw_u (&w, 1, 1);              /* frame_mbs_only_flag */
+  bw_u (&w, 0x10, 5);           /* direct_8x8, no cropping, no VUI, stop bit */
+  size_t n = 5, zeros = 0;
+  out[0] = out[1] = out[2] = 0;
+  out[3] = 1;
+  out[4] = 0x67;
+  for (size_t i = 0; i < (w.bits + 7) >> 3; i++) {
+    if (zeros >= 2 && w.b[i] <= 3) {
+      out[n++] = 3;
+      zeros = 0;
+    }
+    out[n++] = w.b[i];
+    zeros = w.b[i] == 0 ? zeros + 1 : 0;
+  }
+  return n;
+}
+
+/* delta_scale outside -128..127 (7.4.2.1.1.1) makes the SPS unusable, and a huge one must
+ * not overflow (UBSan found 2147483529 + 256 in the fuzzer). */
+static void
+test_scaling_list_delta_range (void)
+{
+  uint8_t au[64], out[AMCC_H264FILL_MAX_BYTES];
+  const int32_t ok[] = { -8 }, bad[] = { 248, INT32_MAX, -INT32_MAX };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    amcc_h264fill_init (&f);
+    AMT_CHECK (amcc_h264fill_au (&f, au, scaling_sps_au (au, ok[i]), -1, out, sizeof out) == 0);
+    AMT_CHECK (f.sps[0].valid && f.sps[0].log2_max_frame_num == 4 && f.sps[0].mbs == 240);
+  }
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    amcc_h264fill_init (&f);
+    AMT_CHECK (amcc_h264fill_au (&f, au, scaling_sps_au (au, bad[i]), -1, out, sizeof out) == 0);
+    AMT_CHECK (!f.sps[0].valid);
+  }
+}
+
 int
 main (void)
 {
@@ -226,5 +288,6 @@ main (void)
   AMT_RUN (test_lost_idr_is_no_wrap);
   AMT_RUN (test_slice_syntax);
   AMT_RUN (test_unusable_and_nospace);
+  AMT_RUN (test_scaling_list_delta_range);
   return amt_summary ();
 }
