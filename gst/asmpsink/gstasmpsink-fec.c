@@ -14,7 +14,9 @@ GST_DEBUG_CATEGORY_EXTERN (asmpsink_debug);
 #define DEFAULT_FEC_COLUMNS 5
 #define DEFAULT_FEC_ROWS 0
 
-enum { FEC_PROP_MODE, FEC_PROP_ADDRESS, FEC_PROP_COLUMNS, FEC_PROP_ROWS, N_FEC_PROPS };
+enum { FEC_PROP_MODE, FEC_PROP_ADDRESS, FEC_PROP_COLUMNS, FEC_PROP_ROWS, FEC_PROP_MAX_DELAY,
+  N_FEC_PROPS
+};
 static GParamSpec *fec_props[N_FEC_PROPS];
 
 void
@@ -180,6 +182,11 @@ gst_asmp_sink_fec_install_properties (GObjectClass * klass, guint first_id)
   fec_props[FEC_PROP_ROWS] = g_param_spec_uint ("fec-rows", "FEC rows",
       "fec=fixed: D, rows per column FEC packet (4-20; 0 = row FEC only)", 0, 20,
       DEFAULT_FEC_ROWS, rw_ready);
+  fec_props[FEC_PROP_MAX_DELAY] = g_param_spec_uint ("fec-max-delay", "FEC max delay",
+      "fec=auto: the longest a matrix may span, first media packet to last parity, in ms "
+      "(amcc_fec_params.max_delay_s): longer allows longer rows, so less parity for the same "
+      "loss; the receivers' jitter-buffer latency must exceed it or late repairs are wasted",
+      10, 5000, 150, rw_ready);
   for (i = 0; i < N_FEC_PROPS; i++)
     g_object_class_install_property (klass, first_id + i, fec_props[i]);
   gst_type_mark_as_plugin_api (GST_TYPE_AM_FEC_MODE, 0);
@@ -197,6 +204,8 @@ gst_asmp_sink_fec_set_property (GstAsmpSinkFec * f, GParamSpec * pspec, const GV
     f->columns = g_value_get_uint (value);
   } else if (pspec == fec_props[FEC_PROP_ROWS]) {
     f->rows = g_value_get_uint (value);
+  } else if (pspec == fec_props[FEC_PROP_MAX_DELAY]) {
+    f->params.max_delay_s = g_value_get_uint (value) / 1000.0;
   } else {
     return FALSE;
   }
@@ -214,6 +223,8 @@ gst_asmp_sink_fec_get_property (GstAsmpSinkFec * f, GParamSpec * pspec, GValue *
     g_value_set_uint (value, f->columns);
   else if (pspec == fec_props[FEC_PROP_ROWS])
     g_value_set_uint (value, f->rows);
+  else if (pspec == fec_props[FEC_PROP_MAX_DELAY])
+    g_value_set_uint (value, (guint) (f->params.max_delay_s * 1000.0 + 0.5));
   else
     return FALSE;
   return TRUE;

@@ -1,5 +1,5 @@
 /* gstasmpsink-fec.h - asmpsink's FEC (fec=off|auto|fixed, SMPTE 2022-1), private to the element:
- * its four properties, the matrix asked for at each target update, the counters the parity's
+ * its five properties, the matrix asked for at each target update, the counters the parity's
  * share of the bytes is measured from, and its stats fields. lib/cc/fec.c decides (the matrix for
  * the worst reported loss, the share of the target parity takes); gst/common/gstamfec.c moves
  * the packets. Everything is guarded by the element's lock except gst_asmp_sink_fec_before. */
@@ -34,9 +34,10 @@ typedef struct {
 
 void gst_asmp_sink_fec_init (GstAsmpSinkFec * f, GstObject * owner);
 void gst_asmp_sink_fec_clear (GstAsmpSinkFec * f);
-/* fec, fec-address, fec-columns, fec-rows, with property ids first_id .. first_id + 3. */
+/* fec, fec-address, fec-columns, fec-rows, fec-max-delay, with property ids first_id ..
+ * first_id + 4. */
 void gst_asmp_sink_fec_install_properties (GObjectClass * klass, guint first_id);
-/* FALSE when pspec is not one of the four. */
+/* FALSE when pspec is not one of the five. */
 gboolean gst_asmp_sink_fec_set_property (GstAsmpSinkFec * f, GParamSpec * pspec,
     const GValue * value);
 gboolean gst_asmp_sink_fec_get_property (GstAsmpSinkFec * f, GParamSpec * pspec,
