@@ -35,6 +35,13 @@ gst_asmp_sink_fec_clear (GstAsmpSinkFec * f)
   g_free (f->address);
   f->address = NULL;
   gst_am_fec_send_clear (&f->send);
+  gst_asmp_sink_fec_stop (f);
+}
+
+void
+gst_asmp_sink_fec_stop (GstAsmpSinkFec * f)
+{
+  g_clear_pointer (&f->trace, gst_am_trace_close);
 }
 
 /* fec=auto: the matrix lib/cc chooses for the worst loss reported; the share it costs. */
@@ -43,11 +50,12 @@ gst_asmp_sink_fec_share (GstAsmpSinkFec * f, GstAmCcSender * cc, gint64 now)
 {
   amcc_fec_choice c;
 
-  if (f->mode == GST_AM_FEC_FIXED)
-    return amcc_fec_target_share (f->columns, f->rows, f->byte_share);
-  if (f->mode != GST_AM_FEC_AUTO)
+  if (f->mode == GST_AM_FEC_OFF)
     return 0.0;
   f->worst_loss = gst_am_cc_sender_worst_loss (cc, now);
+  f->need = amcc_fec_need (&f->params, f->worst_loss, f->pps);
+  if (f->mode == GST_AM_FEC_FIXED)
+    return amcc_fec_target_share (f->columns, f->rows, f->byte_share);
   if (amcc_fec_update (&f->params, f->worst_loss, f->pps, &f->choice, &c) != AMCC_OK)
     return f->share;
   if (c.columns != f->choice.columns || c.rows != f->choice.rows) {
@@ -120,15 +128,24 @@ gst_asmp_sink_fec_add_stats (GstAsmpSinkFec * f, GstStructure * stats, guint med
   gst_structure_set (stats, "fec-overhead", G_TYPE_DOUBLE, f->share,
       "media-bitrate", G_TYPE_UINT, media_bps,
       "fec-byte-share", G_TYPE_DOUBLE, f->byte_share,
-      "fec-worst-loss", G_TYPE_DOUBLE, f->worst_loss, "media-packet-rate",
-      G_TYPE_DOUBLE, f->pps, NULL);
+      "fec-worst-loss", G_TYPE_DOUBLE, f->worst_loss, "fec-need", G_TYPE_DOUBLE, f->need,
+      "media-packet-rate", G_TYPE_DOUBLE, f->pps, NULL);
   gst_am_fec_send_add_stats (&f->send, stats);
+  if (f->trace) {
+    gdouble time = 0;
+    guint l = 0, d = 0;
+    gst_structure_get (stats, "time", G_TYPE_DOUBLE, &time, "fec-columns", G_TYPE_UINT, &l,
+        "fec-rows", G_TYPE_UINT, &d, NULL);
+    gst_am_trace_printf (f->trace, "%.6f,%.6f,%.1f,%u,%u,%.4f,%.4f,%.4f\n", time,
+        f->worst_loss, f->pps, l, d, f->share, f->byte_share, f->need);
+  }
 }
 
 gboolean
 gst_asmp_sink_fec_start (GstAsmpSinkFec * f, GstElement * sink, GstElement * rtpbin,
-    const GstAmNetConfig * net, GBytes * key, gint64 now)
+    const GstAmNetConfig * net, GBytes * key, const gchar * trace_dir, gint64 now)
 {
+  gst_asmp_sink_fec_stop (f);
   if (f->mode != GST_AM_FEC_OFF) {
     GstPad *up = gst_element_get_static_pad (rtpbin, "send_rtp_src_0");
     gboolean ok;
@@ -148,11 +165,22 @@ gst_asmp_sink_fec_start (GstAsmpSinkFec * f, GstElement * sink, GstElement * rtp
     gst_clear_object (&up);
     if (!ok)
       return FALSE;
+    if (trace_dir) {
+      GError *err = NULL;
+      f->trace = gst_am_trace_open (trace_dir, "fec.csv", "time_s,worst_loss,packet_rate,"
+          "columns,rows,share,byte_share,need", &err);
+      if (!f->trace) {
+        GST_ELEMENT_ERROR (sink, RESOURCE, OPEN_WRITE, (NULL), ("%s", err->message));
+        g_clear_error (&err);
+        return FALSE;
+      }
+    }
   }
   memset (&f->choice, 0, sizeof f->choice);
   f->byte_share = 0;
   f->fec_bytes_then = f->media_bytes = f->media_bytes_then = 0;
   f->worst_loss = 0;
+  f->need = 0;
   f->pps = 0;
   f->pps_count = 0;
   f->pps_start = now;

@@ -27,6 +27,8 @@ typedef struct {
   gdouble byte_share;           /* parity bytes / all bytes over the last RTCP interval */
   guint64 fec_bytes_then, media_bytes, media_bytes_then;
   gdouble worst_loss;
+  gdouble need;                 /* amcc_fec_need of worst_loss at pps */
+  GstAmTrace *trace;            /* trace-dir/fec.csv, one row per RTCP interval (or NULL) */
   gint64 pps_start;             /* media packet rate over ~1 s windows */
   guint pps_count;
   gdouble pps;
@@ -43,10 +45,12 @@ gboolean gst_asmp_sink_fec_set_property (GstAsmpSinkFec * f, GParamSpec * pspec,
 gboolean gst_asmp_sink_fec_get_property (GstAsmpSinkFec * f, GParamSpec * pspec,
     GValue * value);
 /* NULL->READY: checks the settings and puts the encoder after rtpbin's RTP out (fec != off),
- * its parity tagged under key (srtp-key's bytes, NULL: untagged); FALSE with an error posted on
- * sink. Restarts the counters. */
+ * its parity tagged under key (srtp-key's bytes, NULL: untagged), and opens trace_dir/fec.csv
+ * (fec != off, trace_dir not NULL); FALSE with an error posted on sink. Restarts the counters. */
 gboolean gst_asmp_sink_fec_start (GstAsmpSinkFec * f, GstElement * sink, GstElement * rtpbin,
-    const GstAmNetConfig * net, GBytes * key, gint64 now);
+    const GstAmNetConfig * net, GBytes * key, const gchar * trace_dir, gint64 now);
+/* Closes fec.csv. */
+void gst_asmp_sink_fec_stop (GstAsmpSinkFec * f);
 /* FEC's share of the target now; fec=auto first asks lib/cc for the matrix for the worst loss
  * the receivers report (applied at a key frame). */
 gdouble gst_asmp_sink_fec_share (GstAsmpSinkFec * f, GstAmCcSender * cc, gint64 now);
@@ -56,7 +60,7 @@ void gst_asmp_sink_fec_on_rtp (GstAsmpSinkFec * f, gsize size, gint64 now);
 void gst_asmp_sink_fec_before (GstAsmpSinkFec * f, GstBuffer * buf, GstAmCodec codec);
 /* At each regular RTCP packet: the parity's share of the bytes since the last one. */
 void gst_asmp_sink_fec_on_interval (GstAsmpSinkFec * f);
-/* The fec-* fields of asmpsink-stats (none with fec=off). */
+/* The fec-* fields of asmpsink-stats (none with fec=off), and their fec.csv row. */
 void gst_asmp_sink_fec_add_stats (GstAsmpSinkFec * f, GstStructure * stats, guint media_bps);
 
 G_END_DECLS

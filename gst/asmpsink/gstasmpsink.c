@@ -308,7 +308,7 @@ start_locked (GstAsmpSink * self)
       self->net.port, mc ? "multicast" : "unicast", self->net.port + 1);
   key = gst_am_srtp_get_key (self->srtp);
   ok = gst_asmp_sink_fec_start (&self->fec, GST_ELEMENT (self), self->rtpbin, &self->net, key,
-      gst_am_now ());
+      self->trace_dir, gst_am_now ());
   if (key)
     g_bytes_unref (key);
   if (!ok)
@@ -353,6 +353,7 @@ stop_locked (GstAsmpSink * self)
   g_clear_pointer (&self->cc, gst_am_cc_sender_free);
   g_clear_pointer (&self->sd, gst_am_trace_close);
   g_clear_pointer (&self->rate, gst_am_trace_close);
+  gst_asmp_sink_fec_stop (&self->fec);
   self->own_ssrc = 0;
 }
 

@@ -145,6 +145,22 @@ amcc_fec_update (const amcc_fec_params *prm, double loss, double pps,
 }
 
 double
+amcc_fec_need (const amcc_fec_params *prm, double loss, double pps)
+{
+  double target, l;
+
+  if (!params_ok (prm) || !(loss >= 0 && loss <= 1) || !(pps >= 0) || !isfinite (pps))
+    return NAN;
+  target = pps > 0 ? 1.0 / (pps * prm->residual_interval_s) : 1.0;
+  if (loss <= target)
+    return 0.0;
+  l = loss < 1 ? log (1.0 - target / loss) / log (1.0 - loss) : 0.0;
+  if (!(l >= 1.0))
+    l = 1.0;
+  return (1.0 / l) / (1.0 + 1.0 / l);
+}
+
+double
 amcc_fec_target_share (uint32_t columns, uint32_t rows, double byte_share)
 {
   double modelled;

@@ -18,12 +18,13 @@ choose (double loss, double pps)
   return c;
 }
 
-/* the overhead row FEC needs with a real-valued L: p (1 - (1-p)^L) = target */
+/* amcc_fec_need at the default parameters, the target given as packets/s */
 static double
-row_need (double p, double target)
+row_need (double p, double pps)
 {
-  double l = log (1.0 - target / p) / log (1.0 - p);
-  return (1.0 / l) / (1.0 + 1.0 / l);
+  amcc_fec_params prm;
+  amcc_fec_params_default (&prm);
+  return amcc_fec_need (&prm, p, pps);
 }
 
 static void
@@ -48,14 +49,31 @@ test_one_percent (void)
   AMT_NEAR (c.overhead, 0.25, 1e-12);
   AMT_NEAR (c.residual, 0.01 * (1 - 0.970299), 1e-9);
   AMT_CHECK (c.meets_target);
-  AMT_NEAR (row_need (0.01, 1.0 / 3000), 0.2287, 1e-4);
-  AMT_CHECK (c.overhead <= 1.3 * row_need (0.01, 1.0 / 3000));
+  AMT_NEAR (row_need (0.01, 100), 0.2287, 1e-4);
+  AMT_CHECK (c.overhead <= 1.3 * row_need (0.01, 100));
   /* 50 pkt/s: target 6.667e-4 -> L <= 6.865 -> L = 6: overhead 1/7 */
   c = choose (0.01, 50);
   AMT_CHECK (c.columns == 6 && c.rows == 0);
   AMT_NEAR (c.overhead, 1.0 / 7, 1e-12);
   AMT_NEAR (c.residual, 0.01 * (1 - 0.9414801), 1e-9);
-  AMT_CHECK (c.overhead <= 1.3 * row_need (0.01, 1.0 / 1500));
+  AMT_CHECK (c.overhead <= 1.3 * row_need (0.01, 50));
+}
+
+/* the need: 0 at or below the target, L = 1's 0.5 when row FEC cannot reach it, NaN on bad
+ * input; 1 % at 50 packet/s: L = 6.865 (hand-computed above), 1 / 7.865 */
+static void
+test_need (void)
+{
+  amcc_fec_params prm;
+  amcc_fec_params_default (&prm);
+  AMT_NEAR (amcc_fec_need (&prm, 0.0, 100), 0.0, 0);
+  AMT_NEAR (amcc_fec_need (&prm, 1.0 / 3000, 100), 0.0, 0);
+  AMT_NEAR (amcc_fec_need (&prm, 0.01, 50), 1.0 / 7.865, 2e-4);
+  AMT_NEAR (amcc_fec_need (&prm, 0.03, 200), 0.5, 0);
+  AMT_NEAR (amcc_fec_need (&prm, 1.0, 100), 0.5, 0);
+  AMT_CHECK (isnan (amcc_fec_need (&prm, -0.1, 100)) && isnan (amcc_fec_need (&prm, 0.01, NAN)));
+  prm.residual_interval_s = 0;
+  AMT_CHECK (isnan (amcc_fec_need (&prm, 0.01, 100)));
 }
 
 static void
@@ -214,6 +232,7 @@ main (void)
 {
   AMT_RUN (test_no_loss_no_fec);
   AMT_RUN (test_one_percent);
+  AMT_RUN (test_need);
   AMT_RUN (test_three_percent);
   AMT_RUN (test_limits);
   AMT_RUN (test_update_keeps);

@@ -8,6 +8,7 @@
  * authenticates); forged, replayed, altered or untagged parity and forged media are dropped
  * and counted, lib/cc's view unchanged. Network: 127.0.0.1 only. */
 #include "amgsttest.h"
+#include <glib/gstdio.h>
 #include <amcc/asmp.h>
 #include "common/gstamcc.h"
 #include "common/gstamauth.h"
@@ -26,6 +27,7 @@ typedef struct {
   guint16 seq;
   gint rtp_out, fec_row, fec_col;
   guint32 last_lsr;
+  gchar *dir;                   /* trace-dir */
 } Fixture;
 
 static void
@@ -42,6 +44,9 @@ fixture_init (Fixture * f)
   g_object_set (f->sink, "address", "127.0.0.1", "port", f->port, "rtcp-interval", 100,
       "receiver-timeout", 60000, "initial-bitrate", 500000, "min-bitrate", 50000,
       "max-bitrate", 4000000, "pacing", FALSE, "fec-address", "127.0.0.1", NULL);
+  f->dir = g_dir_make_tmp ("amfec-XXXXXX", NULL);
+  fail_unless (f->dir != NULL);
+  g_object_set (f->sink, "trace-dir", f->dir, NULL);
   gst_util_set_object_arg (G_OBJECT (f->sink), "fec", "auto");
   f->bus = gst_bus_new ();
   gst_element_set_bus (f->sink, f->bus);
@@ -74,6 +79,14 @@ fixture_clear (Fixture * f)
   g_async_queue_unref (f->rtcp_in);
   gst_system_clock_set_default (NULL);
   gst_object_unref (f->clock);
+  for (const gchar * const *n = (const gchar *[]) { "sd.txt", "rate.csv", "fec.csv", NULL };
+      *n; n++) {
+    gchar *path = g_build_filename (f->dir, *n, NULL);
+    g_remove (path);
+    g_free (path);
+  }
+  g_rmdir (f->dir);
+  g_free (f->dir);
 }
 
 /* n 400-byte RTP packets (H.264 single NALs, the first an IDR when key) */
@@ -184,7 +197,7 @@ GST_START_TEST (test_auto_fec_follows_reported_loss)
   Fixture f;
   GstStructure *st;
   guint i, target = 0, enc_bps, cols = 99, rows = 99, media = 0;
-  gdouble overhead = -1;
+  gdouble overhead = -1, need = -1;
 
   fixture_init (&f);
   /* a receiver without loss: no FEC, the encoder gets the whole target */
@@ -228,10 +241,22 @@ GST_START_TEST (test_auto_fec_follows_reported_loss)
   fail_unless (gst_structure_get_uint (st, "fec-columns", &cols));
   fail_unless (gst_structure_get_uint (st, "fec-rows", &rows));
   fail_unless (gst_structure_get_double (st, "fec-overhead", &overhead));
+  fail_unless (gst_structure_get_double (st, "fec-need", &need));
   gst_structure_free (st);
   fail_unless_equals_int (cols, 4);
   fail_unless_equals_int (rows, 4);
   fail_unless (fabs (overhead - 1.0 / 3) < 1e-9);
+  /* row FEC cannot bring 3 % to the target at 200 packet/s: the need is L = 1's, 0.5 */
+  fail_unless_equals_float (need, 0.5);
+  {
+    gchar *path = g_build_filename (f.dir, "fec.csv", NULL), *text = NULL;
+    fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+    fail_unless (g_str_has_prefix (text, "time_s,worst_loss,packet_rate,columns,rows,share,"
+            "byte_share,need\n"), "%s", text);
+    fail_unless (strstr (text, ",4,4,0.3333,") && strstr (text, ",0.5000\n"), "%s", text);
+    g_free (text);
+    g_free (path);
+  }
 
   /* loss gone: FEC off again at the next key frame */
   for (i = 0; i < 40; i++) {

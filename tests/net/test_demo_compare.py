@@ -33,6 +33,10 @@ def make_run(d):
     write(os.path.join(d, "logs", "sender.log"), '{"bytes_sent": 800}\nstopping\n'
           '{"bytes_sent": 900, "fec_bytes_sent": 100}\n')
     write(os.path.join(d, "logs", "rx-slow.log"), '{"fec_recovered": 7}\n')
+    # parity over its need: (0.1 + 0.3 + 0.2) / (0 + 0.25 + 0.25) = 1.2
+    write(os.path.join(d, "sender", "fec.csv"), "time_s,worst_loss,packet_rate,columns,rows,"
+          "share,byte_share,need\n1,0,50,0,0,0,0.1,0\n2,0.01,50,4,0,0.2,0.3,0.25\n"
+          "3,0.01,50,4,0,0.2,0.2,0.25\n")
     write(os.path.join(d, "logs", "rx-fast1.log"), '{"fec_recovered": 0}\n')
     cols = ("receiver,packet_loss_pct,frames_lost,frames_lost_I,frames_lost_P,freeze_max_s,"
             "freeze_p95_s,freeze_max_decoded_s,psnr_mean_db_y,mos_mean,psnr_ec_db,mos_ec,"
@@ -72,20 +76,20 @@ def main():
         row = [c.strip() for c in lines[-1].strip("|").split("|")] if lines else []
         want = ["l1ir", "intra-refresh, fec auto, loss 1 %", "1.50", "10 (0/10)", "200 / 80",
                 "1240 (80)", "30.50 / 3.40", "40 / 40", "31.00 / 3.50", "28.90 / 3.25",
-                "500 / 0.200", "0.500", "10.0 % / 7"]
+                "500 / 0.200", "0.500", "10.0 % / 7 / 1.20"]
         check(row == want, f"row {row}\n     want {want}")
         p = subprocess.run([sys.executable, TOOL, "--receiver", "fast1", "--bin-ms", "250", run],
                            capture_output=True, text=True, timeout=30)
         row = [c.strip() for c in p.stdout.strip().splitlines()[-1].strip("|").split("|")]
-        check(row[2:6] == ["0.00", "0 (0/0)", "0 / 0", "0 (0)"] and row[-1] == "10.0 % / 0",
+        check(row[2:6] == ["0.00", "0 (0/0)", "0 / 0", "0 (0)"] and row[-1] == "10.0 % / 0 / 1.20",
               f"--receiver fast1: {row[2:6]}, {row[-1]}")
         # all: means (loss 0.75, 5 frames, PSNR 35.25, MOS 4.2), the freezes' maxima, the sum
         p = subprocess.run([sys.executable, TOOL, "--receiver", "all", "--bin-ms", "250", run],
                            capture_output=True, text=True, timeout=30)
         row = [c.strip() for c in p.stdout.strip().splitlines()[-1].strip("|").split("|")]
         want = ["0.75", "5 (0/5)", "200 / 80", "1240 (80)", "35.25 / 4.20", "40 / 40"]
-        check(row[2:8] == want and row[-1] == "10.0 % / 7",
-              f"--receiver all: {row[2:8]}, {row[-1]}\n     want {want}, 10.0 % / 7")
+        check(row[2:8] == want and row[-1] == "10.0 % / 7 / 1.20",
+              f"--receiver all: {row[2:8]}, {row[-1]}\n     want {want}, 10.0 % / 7 / 1.20")
         p = subprocess.run([sys.executable, TOOL, os.path.join(tmp, "nothing")],
                            capture_output=True, text=True, timeout=30)
         check(p.returncode == 1 and "nothing" in p.stderr, "a directory without a run: exit 1")

@@ -55,6 +55,11 @@ int amcc_fec_choose (const amcc_fec_params *prm, double loss, double pps, amcc_f
  * best's. Loss at or below the target (none at all included): no FEC, at once. */
 int amcc_fec_update (const amcc_fec_params *prm, double loss, double pps,
     const amcc_fec_choice *current, amcc_fec_choice *out);
+/* "The loss's need": the share of the bytes row FEC with a real-valued L would take to bring
+ * loss (0..1) to the target at pps, with no delay bound: p (1 - (1-p)^L) = target, overhead
+ * (1/L) / (1 + 1/L). 0 when the loss is at or below the target; at L < 1 (row FEC cannot reach
+ * the target) that of L = 1, 0.5. NaN on bad parameters or input. A 2D matrix can cost less. */
+double amcc_fec_need (const amcc_fec_params *prm, double loss, double pps);
 /* FEC's share of the target while an L x D matrix is in force (0 columns: none, 0): its modelled
  * share r / (1 + r), or the share of the bytes parity actually took (amcc_fec_byte_share) when
  * larger: a parity packet is as long as the longest packet it covers, so parity's share of the
