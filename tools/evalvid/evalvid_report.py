@@ -24,6 +24,22 @@ RX_COLS = ['receiver', 'frames', 'frames_lost', 'frame_loss_pct', 'frames_lost_I
            'freeze_max_ec_s', 'freeze_p95_ec_s']
 
 
+def freeze_runs(shown, after_first=False):
+    """Lengths (in slots) of the runs of slots that do not show their own frame (shown[k]: the
+    frame slot k showed, -1 none yet); after_first: only those after the first slot that showed
+    its own frame (the run before it is the start-up, e.g. a lost first key frame)."""
+    runs, cur, started = [], 0, not after_first
+    for k, s in enumerate(shown):
+        if s == k:
+            started = True
+            if cur:
+                runs.append(cur)
+            cur = 0
+        elif started:
+            cur += 1
+    return runs + ([cur] if cur else [])
+
+
 # simulcast runs (evalvid_simulcast.py) add: the final stream, switches, time on each stream
 SIM_COLS = ['stream_final', 'switches', 'time_on_streams_s']
 
