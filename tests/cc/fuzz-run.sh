@@ -8,7 +8,10 @@
 # Prints each harness's executions and fails on any finding (the crashing input is kept in
 # BUILD_DIR/fuzz/findings). Exit 77 (skip) when clang cannot link -fsanitize=fuzzer
 # (./amcast build installs clang and libclang-rt-14-dev).
-# Used by the test cc-fuzz (72 s) and by `./amcast fuzz [SECONDS [HARNESS]]`.
+# FUZZ_SEED=N FUZZ_RUNS="D M C" (environment): libFuzzer's -seed=N and a fixed number of
+# executions per harness (decode, machines, controller) instead of SECONDS, so that a run is the
+# same on any machine however fast: the test cc-fuzz (about a minute). Without them, a random
+# seed for SECONDS: `./amcast fuzz [SECONDS [HARNESS]]` searches anew each time.
 set -uo pipefail
 usage='usage: fuzz-run.sh SRC_DIR BUILD_DIR SECONDS [CORPUS_DIR [decode|machines|controller]]'
 src=${1:?$usage}; build=${2:?}; secs=${3:?}
@@ -47,8 +50,22 @@ for i in "${!names[@]}"; do
   # The entropic schedule's rare-feature list is searched for every feature an input hits; at
   # the default threshold (255) it grows to thousands and that search took 70-87 % of the time
   # (fuzz_controller: 100 inputs/s). At 16 the list stays near its 100 rarest features.
-  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
-    "$fb/tests/cc/fuzz_$h" -max_total_time="$t" -timeout=10 -rss_limit_mb=1024 \
+  budget=(-max_total_time="$t")
+  san=(UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1)
+  fixed=(env "${san[@]}")
+  if [ -n "${FUZZ_RUNS:-}" ]; then
+    # Addresses steer libFuzzer (compared values, pointers among them, feed its mutations):
+    # with address-space randomisation, or an environment of another size (meson's random
+    # MALLOC_PERTURB_ moves the stack), two runs of one seed parted after ~10^5 executions.
+    # So: no randomisation and a fixed environment.
+    fixed=(env -i PATH="$PATH" "${san[@]}")
+    setarch -R true 2>/dev/null && fixed+=(setarch -R)
+    read -r -a n_runs <<<"$FUZZ_RUNS"
+    case $h in decode) k=0 ;; machines) k=1 ;; *) k=2 ;; esac
+    # -reload=0: re-reading the corpus directory on a timer made the search depend on speed
+    budget=(-runs="${n_runs[$k]:?FUZZ_RUNS needs three counts}" -seed="${FUZZ_SEED:-1}" -reload=0)
+  fi
+  "${fixed[@]}" "$fb/tests/cc/fuzz_$h" "${budget[@]}" -timeout=10 -rss_limit_mb=1024 \
     -entropic_feature_frequency_threshold=16 -artifact_prefix="$fb/findings/$h-" \
     -print_final_stats=1 "$corpus/$h" "$seeds" >"$log" 2>&1
   rc=$?
@@ -56,7 +73,7 @@ for i in "${!names[@]}"; do
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
   total=$((total + ${runs:-0}))
-  echo "# fuzz_$h: ${runs:-?} executions in $t s (${rate:-?}/s), ${cov:-cov: ?}, corpus $(ls "$corpus/$h" | wc -l) + $(ls "$seeds" | wc -l) seeds"
+  echo "# fuzz_$h: ${runs:-?} executions (${budget[*]}; ${rate:-?}/s), ${cov:-cov: ?}, corpus $(ls "$corpus/$h" | wc -l) + $(ls "$seeds" | wc -l) seeds"
   if [ $rc -ne 0 ] || ls "$fb/findings" | grep -q "^$h-"; then
     grep -E 'ERROR|SUMMARY|invariant failed|runtime error' "$log" | head -10
     echo "FAIL fuzz_$h found a problem (rc $rc; inputs in $fb/findings, log $log)"
