@@ -193,7 +193,10 @@ gst_asmp_sink_fec_install_properties (GObjectClass * klass, guint first_id)
 {
   const GParamFlags rw_ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
       | GST_PARAM_MUTABLE_READY;
+  amcc_fec_params dflt;
   guint i;
+
+  amcc_fec_params_default (&dflt);
 
   fec_props[FEC_PROP_MODE] = g_param_spec_enum ("fec", "FEC",
       "SMPTE 2022-1 FEC (rtpst2022-1-fecenc) on fec-address: off; auto: the matrix from the "
@@ -214,7 +217,7 @@ gst_asmp_sink_fec_install_properties (GObjectClass * klass, guint first_id)
       "fec=auto: the longest a matrix may span, first media packet to last parity, in ms "
       "(amcc_fec_params.max_delay_s): longer allows longer rows, so less parity for the same "
       "loss; the receivers' jitter-buffer latency must exceed it or late repairs are wasted",
-      10, 5000, 150, rw_ready);
+      10, 5000, (guint) (dflt.max_delay_s * 1000.0 + 0.5), rw_ready);
   for (i = 0; i < N_FEC_PROPS; i++)
     g_object_class_install_property (klass, first_id + i, fec_props[i]);
   gst_type_mark_as_plugin_api (GST_TYPE_AM_FEC_MODE, 0);

@@ -66,6 +66,14 @@ params_ok (const amcc_fec_params *p)
       && p->max_parity > 0 && p->keep_ratio >= 1.0;
 }
 
+/* the residual loss target at pps media packets/s: one unrecovered packet per
+ * residual_interval_s (1 with no packets: nothing to protect) */
+static double
+residual_target (const amcc_fec_params *p, double pps)
+{
+  return pps > 0 ? 1.0 / (pps * p->residual_interval_s) : 1.0;
+}
+
 /* better = reaches the target at less overhead; without a target, less residual */
 static int
 better (const amcc_fec_choice *a, const amcc_fec_choice *b)
@@ -109,7 +117,7 @@ amcc_fec_choose (const amcc_fec_params *prm, double loss, double pps, amcc_fec_c
   out->rows = 0;
   out->overhead = 0.0;
   out->residual = loss;
-  out->target = pps > 0 ? 1.0 / (pps * prm->residual_interval_s) : 1.0;
+  out->target = residual_target (prm, pps);
   out->meets_target = loss <= out->target;
   if (out->meets_target)
     return AMCC_OK;             /* no loss, or less than the target: FEC buys nothing */
@@ -151,7 +159,7 @@ amcc_fec_need (const amcc_fec_params *prm, double loss, double pps)
 
   if (!params_ok (prm) || !(loss >= 0 && loss <= 1) || !(pps >= 0) || !isfinite (pps))
     return NAN;
-  target = pps > 0 ? 1.0 / (pps * prm->residual_interval_s) : 1.0;
+  target = residual_target (prm, pps);
   if (loss <= target)
     return 0.0;
   l = loss < 1 ? log (1.0 - target / loss) / log (1.0 - loss) : 0.0;

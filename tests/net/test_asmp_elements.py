@@ -84,7 +84,6 @@ def read_csv(path):
         return [r for r in csv.DictReader(f)]
 
 
-
 def read_peer_log(path, key):
     """A peer script's JSON lines: the values of `key` in order, and the last 'result' ({})."""
     events, result = [], {}

@@ -16,6 +16,7 @@ import math
 import os
 import statistics
 
+
 def node_summary(path):
     """A node's summary: the last JSON line amcast-node printed into its log (logs/NAME.log),
     None without the file or such a line; a line cut short (a node killed while writing) is
