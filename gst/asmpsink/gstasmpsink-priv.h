@@ -8,6 +8,7 @@
 #include "../common/gstamcc.h"
 #include "../common/gstamenc.h"
 #include "../common/gstamnet.h"
+#include "../common/gstampacer.h"
 #include "../common/gstamsrtp.h"
 #include "../common/gstamtrace.h"
 
@@ -25,6 +26,9 @@ G_BEGIN_DECLS
 #ifndef DEFAULT_MAX_PACING_DELAY_MS
 #define DEFAULT_MAX_PACING_DELAY_MS 100
 #endif
+#ifndef DEFAULT_PACING_BURST_MS
+#define DEFAULT_PACING_BURST_MS GST_AM_PACER_SLOT_MS
+#endif
 
 enum {
   PROP_0, PROP_ADDRESS, PROP_PORT, PROP_MULTICAST_IFACE, PROP_TTL_MC, PROP_LOOP,
@@ -32,7 +36,7 @@ enum {
   PROP_TARGET_BITRATE, PROP_ENCODER, PROP_RTCP_INTERVAL, PROP_MAX_SSRCS_PER_HOST,
   PROP_MAX_UNPROVEN_MEMBERS, PROP_TRACE_DIR, PROP_SDP_FILE,
   PROP_STATS, PROP_RECEIVER_TIMEOUT, PROP_PACING, PROP_PACING_FACTOR, PROP_MAX_PACING_DELAY,
-  PROP_RATE_MATCH, PROP_INTRA_REFRESH,
+  PROP_PACING_BURST, PROP_RATE_MATCH, PROP_INTRA_REFRESH,
   N_PROPS                       /* then the FEC properties (gstasmpsink-fec.c) */
 };
 #define PROP_SRTP_KEY 100       /* srtp-key (gst/common/gstamsrtp.c), after the FEC ones */
@@ -56,6 +60,7 @@ struct _GstAsmpSink {
   gboolean pacing;
   gdouble pacing_factor;
   guint max_pacing_delay_ms;
+  guint pacing_burst_ms;
 
   GstAmCcSender *cc;
   GstAmEncoder enc;

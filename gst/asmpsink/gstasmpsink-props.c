@@ -20,7 +20,7 @@ configure_pacer_locked (GstAsmpSink * self)
 {
   if (self->pacer)
     gst_am_pacer_configure (GST_AM_PACER (self->pacer), self->pacing, self->pacing_factor,
-        self->max_pacing_delay_ms);
+        self->max_pacing_delay_ms, self->pacing_burst_ms);
 }
 
 void
@@ -80,6 +80,9 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
     case PROP_MAX_PACING_DELAY:
       self->max_pacing_delay_ms = g_value_get_uint (value);
       break;
+    case PROP_PACING_BURST:
+      self->pacing_burst_ms = g_value_get_uint (value);
+      break;
     case PROP_RATE_MATCH:
       gst_am_encoder_set_match (&self->enc, g_value_get_boolean (value));
       break;
@@ -94,7 +97,7 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
       break;
   }
   if (prop_id == PROP_PACING || prop_id == PROP_PACING_FACTOR
-      || prop_id == PROP_MAX_PACING_DELAY)
+      || prop_id == PROP_MAX_PACING_DELAY || prop_id == PROP_PACING_BURST)
     configure_pacer_locked (self);
   if (prop_id == PROP_MIN_BITRATE || prop_id == PROP_MAX_BITRATE) {
     gboolean changed = update_target_locked (self, gst_am_now ());
@@ -136,6 +139,7 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PACING: g_value_set_boolean (value, self->pacing); break;
     case PROP_PACING_FACTOR: g_value_set_double (value, self->pacing_factor); break;
     case PROP_MAX_PACING_DELAY: g_value_set_uint (value, self->max_pacing_delay_ms); break;
+    case PROP_PACING_BURST: g_value_set_uint (value, self->pacing_burst_ms); break;
     case PROP_RATE_MATCH: g_value_set_boolean (value, self->enc.match); break;
     case PROP_INTRA_REFRESH: g_value_set_boolean (value, self->enc.intra_refresh); break;
     case PROP_STATS:{
@@ -229,6 +233,11 @@ gst_asmp_sink_install_properties (GObjectClass * gobject_class)
       "A packet waits at most this long (ms) in the pacer, then leaves at once, so pacing "
       "never adds more latency", 0, 10000, DEFAULT_MAX_PACING_DELAY_MS,
       rw | GST_PARAM_MUTABLE_PLAYING);
+  props[PROP_PACING_BURST] = g_param_spec_uint ("pacing-burst", "Pacing burst",
+      "Packets whose paced slot is at most this far ahead (ms) leave together in one wakeup: "
+      "a frame no larger than pacing-factor x target x this leaves as one burst, a key frame "
+      "is spread; each wakeup costs the sender and the receivers CPU (0 = every packet on its "
+      "own slot)", 0, 1000, DEFAULT_PACING_BURST_MS, rw | GST_PARAM_MUTABLE_PLAYING);
   props[PROP_RATE_MATCH] = g_param_spec_boolean ("rate-match", "Rate matching",
       "Scale the bitrate set on the encoder (within 0.75-1.33 x the target, once per GOP) so "
       "that its measured output matches the target (x264 with a short VBV stays under its "

@@ -448,6 +448,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
   self->pacing = DEFAULT_PACING;
   self->pacing_factor = DEFAULT_PACING_FACTOR;
   self->max_pacing_delay_ms = DEFAULT_MAX_PACING_DELAY_MS;
+  self->pacing_burst_ms = DEFAULT_PACING_BURST_MS;
   gst_asmp_sink_fec_init (&self->fec, GST_OBJECT (self));
 
   self->pacer = gst_am_pacer_new ("pacer");

@@ -269,7 +269,7 @@ build_layers (GstAvmrcLayers * self)
     g_free (name);
     gst_bin_add (bin, l->pacer);
     gst_am_pacer_configure (GST_AM_PACER (l->pacer), self->pacing, self->pacing_factor,
-        self->period_ms);
+        self->period_ms, GST_AM_PACER_SLOT_MS);
     gst_am_pacer_set_rate (GST_AM_PACER (l->pacer), 0);
     name = g_strdup_printf ("rtp_sink_%u", i);
     l->rtp_sink = gst_am_make (bin, "udpsink", name);

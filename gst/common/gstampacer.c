@@ -1,6 +1,6 @@
 /* gstampacer.c - sender pacing (see gstampacer.h). The chain functions only queue (with the
  * arrival time on the element's clock); the src pad's task takes one item at a time, waits on
- * the clock until its slot and pushes it. A packet whose slot is at most GST_AM_PACER_SLOT away
+ * the clock until its slot and pushes it. A packet whose slot is at most the burst away
  * leaves without a wait: each wakeup costs far more CPU than a send (about 130 us in the
  * bench's VM), and a slot at 2 Mbit/s x 1.5 holds about three packets. The real system clock is
  * waited on with g_cond_wait_until on the pacer's own cond (no clock entry per packet);
@@ -40,6 +40,7 @@ struct _GstAmPacer {
   gboolean enabled;
   gdouble factor;
   GstClockTime max_delay;
+  GstClockTime burst;           /* a slot this close leaves at once */
   guint rate_bps;
   GstAmPacerStats stats;
 };
@@ -226,7 +227,7 @@ pacer_loop (gpointer data)
       t = send_time (p->next, it->arrival, p->max_delay);
       if (t < p->next)
         p->stats.forced++;
-      if (t > now + GST_AM_PACER_SLOT) {
+      if (t > now + p->burst) {
         p->stats.paced++;
         wait_until_locked (p, clock, t, now);
         now = gst_clock_get_time (clock);
@@ -303,12 +304,14 @@ gst_am_pacer_set_rate (GstAmPacer * p, guint bps)
 }
 
 void
-gst_am_pacer_configure (GstAmPacer * p, gboolean enabled, gdouble factor, guint max_delay_ms)
+gst_am_pacer_configure (GstAmPacer * p, gboolean enabled, gdouble factor, guint max_delay_ms,
+    guint burst_ms)
 {
   g_mutex_lock (&p->lock);
   p->enabled = enabled;
   p->factor = factor;
   p->max_delay = max_delay_ms * GST_MSECOND;
+  p->burst = burst_ms * GST_MSECOND;
   if (p->wait_id && !enabled)
     gst_clock_id_unschedule (p->wait_id);       /* the waiting packet leaves at once */
   if (!enabled)
@@ -354,6 +357,7 @@ gst_am_pacer_init (GstAmPacer * p)
   p->enabled = TRUE;
   p->factor = 1.0;
   p->max_delay = GST_CLOCK_TIME_NONE;
+  p->burst = GST_AM_PACER_SLOT;
   p->sinkpad = gst_pad_new_from_static_template (&sink_t, "sink");
   gst_pad_set_chain_function (p->sinkpad, pacer_chain);
   gst_pad_set_chain_list_function (p->sinkpad, pacer_chain_list);

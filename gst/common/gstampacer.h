@@ -3,7 +3,7 @@
  * at most factor x the target (lib/cc amcc_pacing_interval: RFC 4654 3.7's 8 s / X). Upstream
  * never blocks on pacing (it only waits if 2000 packets are queued); a packet never waits longer
  * than max-delay after it arrived. Waits are on the system clock (as the RTCP timers), one per
- * GST_AM_PACER_SLOT at most, and end on flush-start and when the pads deactivate
+ * burst at most, and end on flush-start and when the pads deactivate
  * (PAUSED->READY). Thread safe. */
 #ifndef GST_AM_PACER_H
 #define GST_AM_PACER_H
@@ -14,19 +14,19 @@ G_BEGIN_DECLS
 #define GST_TYPE_AM_PACER (gst_am_pacer_get_type ())
 G_DECLARE_FINAL_TYPE (GstAmPacer, gst_am_pacer, GST, AM_PACER, GstElement)
 
-/* A packet whose slot is at most this far ahead leaves at once (one wakeup sends all of them):
- * bytes sent in any window W stay within factor x target x (W + SLOT) plus one packet. */
-#ifndef GST_AM_PACER_SLOT_MS    /* -DGST_AM_PACER_SLOT_MS=N: builds to compare slot lengths */
+/* The burst (gst_am_pacer_configure) until configured: a packet whose slot is at most this far
+ * ahead leaves at once (one wakeup sends all of them), so bytes sent in any window W stay within
+ * factor x target x (W + burst) plus one packet. */
 #define GST_AM_PACER_SLOT_MS 10
-#endif
 #define GST_AM_PACER_SLOT (GST_AM_PACER_SLOT_MS * GST_MSECOND)
 
 GstElement *gst_am_pacer_new (const gchar * name);
 /* The rate to pace at (bit/s, before the factor); 0 = no pacing. */
 void gst_am_pacer_set_rate (GstAmPacer * p, guint bps);
-/* enabled FALSE: packets leave as soon as they arrive. max_delay_ms: bound on a packet's wait. */
+/* enabled FALSE: packets leave as soon as they arrive. max_delay_ms: bound on a packet's wait.
+ * burst_ms: a packet whose paced slot is at most this far ahead leaves without a wait. */
 void gst_am_pacer_configure (GstAmPacer * p, gboolean enabled, gdouble factor,
-    guint max_delay_ms);
+    guint max_delay_ms, guint burst_ms);
 
 typedef struct {
   guint queued;             /* packets waiting now */

@@ -1,11 +1,11 @@
 /* test-pacing.c - asmpsink's pacer with GstHarness (RTP in) and a GstTestClock as the system
  * clock (the pacer's and rtpsession's clock): a 20 kB key frame's packets leave spaced by
  * amcc_pacing_interval at target x pacing-factor, pacing=false sends at once, max-pacing-delay
- * bounds each packet's wait, packets closer than the pacer's slot share a wakeup, sd.txt is written when a packet really leaves, and flush or a state
- * change while a packet waits does not deadlock. Network: 127.0.0.1 only. */
+ * bounds each packet's wait, packets whose slots are within pacing-burst share a wakeup (a frame
+ * that small leaves as one burst), sd.txt is written when a packet really leaves, and flush or a
+ * state change while a packet waits does not deadlock. Network: 127.0.0.1 only. */
 #include "amgsttest.h"
 #include <amcc/pacing.h>
-#include "common/gstampacer.h"     /* GST_AM_PACER_SLOT */
 #include <glib/gstdio.h>
 
 #define TARGET 500000           /* initial-bitrate: the target before any report */
@@ -43,7 +43,7 @@ sent_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 
 static void
 fixture_init (Fixture * f, gboolean pacing, gdouble factor, guint max_delay_ms,
-    const gchar * trace_dir)
+    gint burst_ms, const gchar * trace_dir)
 {
   GstElement *udp;
   GstPad *pad;
@@ -58,6 +58,8 @@ fixture_init (Fixture * f, gboolean pacing, gdouble factor, guint max_delay_ms,
       "rtcp-interval", RTCP_MS, "initial-bitrate", TARGET, "min-bitrate", 50000,
       "max-bitrate", 4000000, "pacing", pacing, "pacing-factor", factor,
       "max-pacing-delay", max_delay_ms, "trace-dir", trace_dir, NULL);
+  if (burst_ms >= 0)            /* < 0: the element's default */
+    g_object_set (f->sink, "pacing-burst", (guint) burst_ms, NULL);
   f->bus = gst_bus_new ();
   gst_element_set_bus (f->sink, f->bus);
   f->sent = g_async_queue_new_full (g_free);
@@ -88,13 +90,13 @@ fixture_clear (Fixture * f)
   gst_object_unref (f->clock);
 }
 
-/* A key frame of KEY_BYTES in PKT-byte RTP packets (H.264 FU-A), pushed as one buffer list as
+/* A frame of `bytes` in PKT-byte RTP packets (H.264 FU-A), pushed as one buffer list as
  * rtph264pay does. Returns the number of packets. */
 static guint
-push_key_frame (Fixture * f)
+push_frame (Fixture * f, gsize bytes)
 {
   GstBufferList *l = gst_buffer_list_new ();
-  gsize left = KEY_BYTES;
+  gsize left = bytes;
   guint n = 0;
 
   while (left > 0) {
@@ -120,6 +122,12 @@ push_key_frame (Fixture * f)
   }
   fail_unless_equals_int (gst_pad_push_list (f->h->srcpad, l), GST_FLOW_OK);
   return n;
+}
+
+static guint
+push_key_frame (Fixture * f)
+{
+  return push_frame (f, KEY_BYTES);
 }
 
 /* Waits (bounded, real time) until the pacer has a clock id pending, then releases it. */
@@ -186,7 +194,7 @@ GST_START_TEST (test_key_frame_spaced)
   guint n, i;
   SentRec *r;
 
-  fixture_init (&f, TRUE, factor, 10000, dir);
+  fixture_init (&f, TRUE, factor, 10000, 0, dir);
   n = push_key_frame (&f);
   fail_unless_equals_int (n, 17);
   /* the first packet leaves at once, the rest wait for the clock */
@@ -223,7 +231,7 @@ GST_START_TEST (test_pacing_off_sends_at_once)
   Fixture f;
   guint n, i;
 
-  fixture_init (&f, FALSE, 1.5, 200, NULL);
+  fixture_init (&f, FALSE, 1.5, 200, 0, NULL);
   n = push_key_frame (&f);
   for (i = 0; i < n; i++) {
     SentRec *r = next_sent (&f);        /* the clock never moves */
@@ -243,7 +251,7 @@ GST_START_TEST (test_max_delay_bounds_wait)
   guint n, i, waits = 0;
   GstClockTime last = 0;
 
-  fixture_init (&f, TRUE, 1.0, max_delay / GST_MSECOND, NULL);
+  fixture_init (&f, TRUE, 1.0, max_delay / GST_MSECOND, 0, NULL);
   n = push_key_frame (&f);
   for (i = 0; i < n; i++) {
     /* all arrived at 0: packet i leaves at min(i x iv, max-pacing-delay) */
@@ -264,36 +272,83 @@ GST_START_TEST (test_max_delay_bounds_wait)
 }
 GST_END_TEST;
 
-/* At a rate where a packet's interval is shorter than GST_AM_PACER_SLOT, one wakeup sends every
- * packet whose slot is at most SLOT ahead: none leaves after its slot or more than SLOT before
- * it, waits are more than SLOT apart, so a frame needs fewer wakeups than packets. */
-GST_START_TEST (test_slot_batches_wakeups)
+/* Packets whose slots are at most pacing-burst ahead share a wakeup: none leaves after its slot
+ * or more than the burst before it, waits are more than the burst apart, so a frame needs fewer
+ * wakeups than packets. burst_ms < 0: the element's default. */
+static void
+check_burst_batches (gdouble factor, gint burst_ms)
 {
   Fixture f;
-  const gdouble factor = 6.0;
-  const GstClockTime iv = amcc_pacing_interval (PKT, TARGET, factor);   /* 3.2 ms */
-  GstClockTime now = 0;
-  guint n, i, waits = 0;
+  const GstClockTime iv = amcc_pacing_interval (PKT, TARGET, factor);
+  GstClockTime now = 0, burst;
+  guint n, i, waits = 0, ms;
 
-  fail_unless (iv < GST_AM_PACER_SLOT, "the test needs packets closer than the slot");
-  fixture_init (&f, TRUE, factor, 10000, NULL);
+  fixture_init (&f, TRUE, factor, 10000, burst_ms, NULL);
+  g_object_get (f.sink, "pacing-burst", &ms, NULL);
+  burst = ms * GST_MSECOND;
+  fail_unless (iv < burst, "the test needs packets closer than the burst");
   n = push_key_frame (&f);
   for (i = 0; i < n; i++) {
     GstClockTime sched = i * iv;        /* all packets before the last are PKT bytes */
     SentRec *r;
-    if (sched > now + GST_AM_PACER_SLOT) {
+    if (sched > now + burst) {
       fail_unless_equals_uint64 (crank_pacer (&f), sched);
       now = sched;
       waits++;
     }
     r = next_sent (&f);
     fail_unless_equals_uint64 (r->t, now);
-    fail_unless (r->t <= sched && r->t + GST_AM_PACER_SLOT >= sched);
+    fail_unless (r->t <= sched && r->t + burst >= sched);
     g_free (r);
   }
   nothing_more (&f);
   fail_unless (waits > 0);
-  fail_unless (waits <= (n - 1) * iv / GST_AM_PACER_SLOT, "%u waits", waits);
+  fail_unless (waits <= (n - 1) * iv / burst, "%u waits", waits);
+  fixture_clear (&f);
+}
+
+GST_START_TEST (test_slot_batches_wakeups)
+{
+  check_burst_batches (6.0, -1);        /* 3.2 ms apart, the default (10 ms) */
+}
+GST_END_TEST;
+
+GST_START_TEST (test_burst_batches_key_frame)
+{
+  check_burst_batches (1.5, 40);        /* 12.8 ms apart, 40 ms bursts */
+}
+GST_END_TEST;
+
+/* A frame no larger than pacing-factor x target x pacing-burst leaves as one burst, with no
+ * wakeup; with pacing-burst 0 each of its packets waits for its slot. */
+GST_START_TEST (test_small_frame_one_burst)
+{
+  Fixture f;
+  const gdouble factor = 1.5;
+  const gsize bytes = 3 * PKT;          /* 3600 <= 1.5 x 62500 B/s x 40 ms = 3750 */
+  guint n, i, ms;
+
+  fixture_init (&f, TRUE, factor, 10000, 40, NULL);
+  g_object_get (f.sink, "pacing-burst", &ms, NULL);
+  fail_unless (bytes <= factor * TARGET / 8.0 * ms / 1000.0, "pacing-burst %u ms", ms);
+  n = push_frame (&f, bytes);
+  for (i = 0; i < n; i++) {
+    SentRec *r = next_sent (&f);        /* the clock never moves */
+    fail_unless_equals_uint64 (r->t, 0);
+    g_free (r);
+  }
+  nothing_more (&f);
+  fixture_clear (&f);
+
+  fixture_init (&f, TRUE, factor, 10000, 0, NULL);
+  n = push_frame (&f, bytes);
+  g_free (next_sent (&f));
+  nothing_more (&f);                    /* the second packet waits for its slot */
+  for (i = 1; i < n; i++) {
+    fail_unless_equals_uint64 (crank_pacer (&f), i * amcc_pacing_interval (PKT, TARGET, factor));
+    g_free (next_sent (&f));
+  }
+  nothing_more (&f);
   fixture_clear (&f);
 }
 GST_END_TEST;
@@ -304,7 +359,7 @@ GST_START_TEST (test_flush_while_waiting)
   SentRec *r;
   guint n, got = 1;
 
-  fixture_init (&f, TRUE, 1.0, 10000, NULL);
+  fixture_init (&f, TRUE, 1.0, 10000, 0, NULL);
   n = push_key_frame (&f);
   g_free (next_sent (&f));
   crank_pacer (&f);
@@ -346,6 +401,8 @@ pacing_suite (void)
   tcase_add_test (tc, test_pacing_off_sends_at_once);
   tcase_add_test (tc, test_max_delay_bounds_wait);
   tcase_add_test (tc, test_slot_batches_wakeups);
+  tcase_add_test (tc, test_burst_batches_key_frame);
+  tcase_add_test (tc, test_small_frame_one_burst);
   tcase_add_test (tc, test_flush_while_waiting);
   return s;
 }
