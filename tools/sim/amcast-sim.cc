@@ -12,7 +12,8 @@
  * join adds the host after join_latency, a leave removes it after leave_latency (a snooping
  * bridge keeps forwarding until its last-member queries go unanswered). The sender's host is
  * always a member (the receivers' RTCP goes to the group, as in the elements). A simulcast
- * (ASSP, assp.cc) has one group per stream, each with its own members. */
+ * (ASSP, assp.cc) has one group per stream, a layered session (AVMRC/RMRC/VMRC, avmrc.cc) one
+ * per layer, each with its own members. */
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -89,7 +90,7 @@ struct QueueCount {
       return 2;
     UdpHeader u;
     item->GetPacket ()->PeekHeader (u);
-    uint16_t p = u.GetDestinationPort (), n = (uint16_t) std::max<size_t> (1, cfg->streams.size ());
+    uint16_t p = u.GetDestinationPort (), n = (uint16_t) sim_groups (*cfg);
     return p < cfg->port || p >= cfg->port + 2 * n ? 3 : (p - cfg->port) % 2;
   }
   void Enqueue (Ptr<const QueueDiscItem> item) { n[kind (item)][0]++; }
@@ -288,6 +289,86 @@ build_links (World &w)
   }
 }
 
+/* the competing flows (flows.cc), each with its sink */
+static void
+add_flows (World &w, const std::string &run)
+{
+  for (auto &f : w.cfg.flows) {
+    bool tcp = f.kind.rfind ("tcp", 0) == 0;
+    Ptr<FlowSink> sink = Create<FlowSink> (w.cfg, tcp, f.port, run + "/flows/" + f.name + ".csv");
+    w.node[f.dst]->AddApplication (sink);
+    sink->SetStartTime (Seconds (0));
+    sink->SetStopTime (Seconds (w.cfg.duration_s));
+    Ptr<FlowSource> src = Create<FlowSource> (f, w.addr[f.dst]);
+    w.node[f.src]->AddApplication (src);
+    src->SetStartTime (Seconds (0));
+    src->SetStopTime (Seconds (w.cfg.duration_s));
+  }
+}
+
+static void
+print_queues (World &w)
+{
+  printf ("\"queues\": {");
+  const char *sep = "";
+  for (auto &[name, qc] : w.queues) {
+    printf ("%s\"%s\": {", sep, name.c_str ());
+    for (int k = 0; k < 4; k++)
+      printf ("%s\"%s\": [%llu, %llu]", k ? ", " : "", QueueCount::kind_name (k),
+          (unsigned long long) qc.n[k][0], (unsigned long long) qc.n[k][1]);
+    printf ("}");
+    sep = ", ";
+  }
+  printf ("}");
+}
+
+/* A layered session (avmrc.cc): the server on the sender's host, each receiver joining and
+ * leaving the layers' groups itself; no RTCP. Runs it and prints the summary line. */
+static int
+run_layered (World &w, const amcc_protocol *proto, const std::string &run,
+    std::chrono::steady_clock::time_point wall0)
+{
+  SimConfig &cfg = w.cfg;
+  Ptr<LayeredSender> snd = Create<LayeredSender> (cfg, run);
+  w.node[cfg.sender]->AddApplication (snd);
+  snd->SetStartTime (Seconds (0));
+  snd->SetStopTime (Seconds (cfg.duration_s));
+  LayeredReceiver::Membership igmp = [&w] (const std::string &host, uint32_t layer, int delta,
+      double after_s) {
+    Simulator::Schedule (Seconds (after_s), &membership, &w, host, delta, layer);
+  };
+  std::vector<Ptr<LayeredReceiver>> rxs;
+  for (auto &r : cfg.receivers) {
+    if (r.trace)
+      std::filesystem::create_directories (run + "/rx-" + r.name);
+    Ptr<LayeredReceiver> rx = Create<LayeredReceiver> (cfg, proto, r, run, igmp);
+    w.node[r.host]->AddApplication (rx);
+    rx->SetStartTime (Seconds (r.join_s));
+    rx->SetStopTime (Seconds (std::min (r.leave_s, cfg.duration_s)));
+    rxs.push_back (rx);
+  }
+  add_flows (w, run);
+  Simulator::Stop (Seconds (cfg.duration_s + 0.001));
+  Simulator::Run ();
+  double wall_s = std::chrono::duration<double> (std::chrono::steady_clock::now () - wall0)
+      .count ();
+  printf ("{\"protocol\": \"%s\", \"sim_s\": %.3f, \"wall_s\": %.3f, \"wall_per_sim_s\": %.5f, "
+      "\"layers\": %u, \"packets_sent\": %llu, \"receivers\": {", cfg.protocol.c_str (),
+      cfg.duration_s, wall_s, wall_s / cfg.duration_s, cfg.layers.channels,
+      (unsigned long long) snd->packets_sent);
+  for (size_t i = 0; i < rxs.size (); i++)
+    printf ("%s\"%s\": {\"packets\": %llu, \"changes\": %llu, \"after_leave\": %llu, "
+        "\"final_layers\": %u}", i ? ", " : "", cfg.receivers[i].name.c_str (),
+        (unsigned long long) rxs[i]->packets, (unsigned long long) rxs[i]->changes,
+        (unsigned long long) rxs[i]->after_leave, rxs[i]->wanted);
+  printf ("}, ");
+  print_queues (w);
+  printf (", \"routing\": \"%s\", \"errors\": false}\n",
+      cfg.nodes.size () <= TREE_ROUTING_NODES ? "global" : "tree");
+  Simulator::Destroy ();
+  return 0;
+}
+
 static void
 usage (FILE *f)
 {
@@ -315,9 +396,16 @@ main (int argc, char **argv)
     return 2;
   std::string run = argv[2];
   const amcc_protocol *proto = amcc_protocol_find (cfg.protocol.c_str ());
-  size_t nstreams = std::max<size_t> (1, cfg.streams.size ());
-  if (!proto || !proto->sender || !proto->receiver || proto->max_streams < nstreams
-      || (proto->max_streams > 1 && cfg.streams.empty ())) {
+  bool layered = proto && proto->max_layers > 0;
+  if (layered != (cfg.layers.channels > 0)
+      || (layered && cfg.layers.channels > proto->max_layers)) {
+    fprintf (stderr, "amcast-sim: protocol '%s' %s\n", cfg.protocol.c_str (), layered
+        ? "is layered: it needs a 'layers' record of at most its layers" : "is not layered");
+    return 2;
+  }
+  size_t nstreams = sim_groups (cfg);
+  if (!proto || !proto->receiver || (!layered && (!proto->sender
+      || proto->max_streams < nstreams || (proto->max_streams > 1 && cfg.streams.empty ())))) {
     fprintf (stderr, "amcast-sim: protocol '%s' is not a lib/cc protocol of %zu stream(s)\n",
         cfg.protocol.c_str (), nstreams);
     return 2;
@@ -372,6 +460,10 @@ main (int argc, char **argv)
   namespace fs = std::filesystem;
   fs::create_directories (run + "/sender");
   fs::create_directories (run + "/flows");
+  if (layered) {
+    fs::create_directories (run + "/logs");
+    return run_layered (w, proto, run, wall0);
+  }
   std::vector<Ptr<VideoSender>> snds;
   std::vector<amcc_sender *> ctls;
   for (uint32_t k = 0; k < nstreams; k++) {
@@ -416,17 +508,7 @@ main (int argc, char **argv)
     }
     rxs.push_back (rx);
   }
-  for (auto &f : cfg.flows) {
-    bool tcp = f.kind.rfind ("tcp", 0) == 0;
-    Ptr<FlowSink> sink = Create<FlowSink> (cfg, tcp, f.port, run + "/flows/" + f.name + ".csv");
-    w.node[f.dst]->AddApplication (sink);
-    sink->SetStartTime (Seconds (0));
-    sink->SetStopTime (Seconds (cfg.duration_s));
-    Ptr<FlowSource> src = Create<FlowSource> (f, w.addr[f.dst]);
-    w.node[f.src]->AddApplication (src);
-    src->SetStartTime (Seconds (0));
-    src->SetStopTime (Seconds (cfg.duration_s));
-  }
+  add_flows (w, run);
   Simulator::Stop (Seconds (cfg.duration_s + 0.001));
   Simulator::Run ();
   double wall_s = std::chrono::duration<double> (std::chrono::steady_clock::now () - wall0).count ();
@@ -477,17 +559,9 @@ main (int argc, char **argv)
   printf ("], \"feedback_app_per_s\": [");
   for (size_t i = 0; i < snd->fb_app_per_s.size (); i++)
     printf ("%s%u", i ? ", " : "", snd->fb_app_per_s[i]);
-  printf ("], \"queues\": {");
-  const char *sep = "";
-  for (auto &[name, qc] : w.queues) {
-    printf ("%s\"%s\": {", sep, name.c_str ());
-    for (int k = 0; k < 4; k++)
-      printf ("%s\"%s\": [%llu, %llu]", k ? ", " : "", QueueCount::kind_name (k),
-          (unsigned long long) qc.n[k][0], (unsigned long long) qc.n[k][1]);
-    printf ("}");
-    sep = ", ";
-  }
-  printf ("}, \"routing\": \"%s\", \"errors\": %s}\n",
+  printf ("], ");
+  print_queues (w);
+  printf (", \"routing\": \"%s\", \"errors\": %s}\n",
       cfg.nodes.size () <= TREE_ROUTING_NODES ? "global" : "tree", bad ? "true" : "false");
   Simulator::Destroy ();
   return 0;

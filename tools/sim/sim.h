@@ -11,6 +11,7 @@
 #define AMCAST_SIM_H
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -24,6 +25,7 @@
 #include "ns3/socket.h"
 
 extern "C" {
+#include <amcc/avmrc.h>
 #include <amcc/controller.h>
 }
 
@@ -53,6 +55,15 @@ struct SimStream {
   double min_bps, max_bps;
 };
 
+/* a layered session (AVMRC/RMRC/VMRC, avmrc.cc): the [layers] section, the paper's synthetic
+ * workload; channels 0 = not layered */
+struct SimLayers {
+  uint32_t channels = 0;
+  double b1_bps = 256000, factor = 1.5, period_ms = 100;
+  uint32_t packet_size = 1000;        /* RTP packet as avmrcsynth makes it (the stamp adds 24) */
+  double steady_s = 0;                /* the receivers' {"mark": stats} (the steady window) */
+};
+
 struct SimConfig {
   double duration_s = 0, t0 = 0;
   uint64_t seed = 1;
@@ -67,6 +78,8 @@ struct SimConfig {
    * amcast-node); empty = one stream on group/port */
   std::vector<SimStream> streams;
   double knee_hold_s = -1;    /* ASSP receivers' knee_hold (lib/cc/README.md), -1 = lib/cc's */
+  /* layer k on group + k, port + 2k, as amcast-layered-node */
+  SimLayers layers;
   /* the delay line's own extra delay on delayed links (amcast-sim.cc, DelayLineChannel) */
   double delay_jitter_ms = 0.2;
   std::vector<std::pair<std::string, bool>> nodes;  /* name, is a router */
@@ -74,6 +87,14 @@ struct SimConfig {
   std::vector<SimReceiver> receivers;
   std::vector<SimFlow> flows;
 };
+
+/* How many groups the session has: streams, layers, or 1. */
+inline uint32_t
+sim_groups (const SimConfig &cfg)
+{
+  return cfg.layers.channels ? cfg.layers.channels
+      : (uint32_t) std::max<size_t> (1, cfg.streams.size ());
+}
 
 /* Stream k's group and RTP port (k = 0 for a single-stream session). */
 ns3::Ipv4Address sim_group (const SimConfig &cfg, uint32_t k);
@@ -344,4 +365,69 @@ class FlowSource : public ns3::Application {
   ns3::EventId ev_;
   bool on_ = false;
 };
+/* ---- layered sessions (avmrc.cc) ---- */
+/* The paper's synthetic server as avmrcsynth + avmrclayers (pacing off) run it: every period
+ * each channel's credit (its rate x period) leaves as whole packet_size packets in one burst,
+ * channel after channel, each packet stamped (amcc_avmrc_stamp: send time, slot, add flag,
+ * layer) on its layer's group. Trace: sender/sd.txt with the layer column. */
+class LayeredSender : public ns3::Application {
+ public:
+  LayeredSender (const SimConfig &cfg, const std::string &run_dir);
+  ~LayeredSender () override;
+  uint64_t packets_sent = 0;
+
+ private:
+  void StartApplication () override;
+  void StopApplication () override;
+  void Burst ();
+
+  const SimConfig &cfg_;
+  std::vector<double> rate_, credit_;     /* per channel, bit/s and bytes */
+  std::vector<uint16_t> seq_;
+  std::vector<uint32_t> ssrc_;
+  amcc_avmrc_clock clock_;
+  ns3::Ptr<ns3::Socket> sock_;
+  ns3::EventId ev_;
+  uint32_t frame_ = 0;
+  FILE *sd_ = nullptr;
+};
+
+/* A receiver as avmrcsrc runs one: takes layer 1 at its start, hands lib/cc every packet of the
+ * layers it holds (with the stamp), joins and leaves groups as amcc_receiver_wanted_layers says
+ * (the IGMP model's latencies), drops what arrives of a layer it left. Writes rx-NAME/rd.txt and
+ * logs/rx-NAME.log: the JSON lines amcast-layered-node prints ({"layers"}, {"mark"},
+ * {"result"}), which tools/testbed's layered.py evaluates. */
+class LayeredReceiver : public ns3::Application {
+ public:
+  using Membership = AsspReceiver::Membership;
+  LayeredReceiver (const SimConfig &cfg, const amcc_protocol *proto, const SimReceiver &rx,
+      const std::string &run_dir, Membership igmp);
+  ~LayeredReceiver () override;
+  uint64_t packets = 0, changes = 0, after_leave = 0;
+  uint32_t wanted = 0;
+
+ private:
+  struct Layer {
+    ns3::Ptr<ns3::Socket> sock;
+    amcc_seq seq;
+    uint64_t packets = 0, bytes = 0;
+    int64_t lost_before = 0;          /* lost in the sequence spaces before the last change */
+  };
+  void StartApplication () override;
+  void StopApplication () override;
+  void OnPacket (ns3::Ptr<ns3::Socket> s);
+  void Apply (uint32_t to);
+  void Mark ();
+  std::string Stats ();
+
+  const SimConfig &cfg_;
+  const amcc_protocol *proto_;
+  SimReceiver rx_;
+  Membership igmp_;
+  amcc_receiver *cc_ = nullptr;
+  std::vector<Layer> lay_;
+  FILE *rd_ = nullptr, *log_ = nullptr;
+  ns3::EventId mark_ev_;
+};
+
 #endif

@@ -10,8 +10,11 @@ avmrcsrc, which joins and leaves the layers' groups itself. The file's [layers] 
                                                 absent: the kernel's, a leave then takes ~2 s)
 Measured per receiver over the steady window: the layers held (time-weighted mean, time at each
 level, final, changes), loss (the receiver's per-layer counts between the steady mark and the
-end), throughput (rd.txt), its share of the fair share and the highest level that fits it; per
-TCP/UDP flow its throughput and share. RUN/metrics.json, OUT/comparison.md.
+end), throughput (rd.txt), its share of the fair share and the highest level that fits it (its
+cumulative rate on the wire: packets with the stamp, UDP, IP and Ethernet headers); over the
+whole run, when it reached the level that fits for good (papers/003's convergence: never below
+it afterwards); per TCP/UDP flow its throughput and share. RUN/metrics.json, OUT/comparison.md.
+tools/sim/amcast-sim evaluates its layered runs with the same functions.
 """
 import json
 import os
@@ -25,6 +28,7 @@ from .netns import Topology
 
 ADDRESS, PORT = "239.1.3.1", 5100      # layer i: ADDRESS + i, PORT + 2 i (clear of flows' 5301+)
 LEAD_S, RX_LEAD_S, TAIL_S = 3.0, 1.5, 2.0
+WIRE_EXTRA = 24 + 8 + 20 + 14          # the stamp extension, UDP, IP, Ethernet (what tbf counts)
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NODE = os.path.join(HERE, "amcast-layered-node")
 LAYER_DEFAULTS = {"channels": 9, "b1_bps": 256000, "factor": 1.5, "period_ms": 100,
@@ -172,6 +176,20 @@ def level_stats(spans, a, b):
     return mean, {lv: round(100 * d / span, 1) for lv, d in sorted(tot.items()) if d > 0}
 
 
+def wire_factor(ly):
+    """Bytes on the link per byte of the channels' packets (packet_size includes RTP's 12)."""
+    return (float(ly["packet_size"]) + WIRE_EXTRA) / float(ly["packet_size"])
+
+
+def converged_at(spans, fits):
+    """When the level reached `fits` for good: the end of the last span below it (None when the
+    run ends below it)."""
+    low = [b for a, b, lv in spans if lv < fits]
+    if spans and spans[-1][2] < fits:
+        return None
+    return max(low) if low else spans[0][0]
+
+
 def layer_counts(stats, n):
     pk = sum(int(stats.get(f"packets-{i}", 0)) for i in range(n))
     lost = sum(int(stats.get(f"lost-{i}", 0)) for i in range(n))
@@ -202,9 +220,11 @@ def receiver(run, meta, r, win):
     thr = 8 * nbytes / (win[1] - win[0]) if win[1] > win[0] else None
     entry = meta["fair_share"]["receivers"][r["name"]]
     fs = analysis.active_fair_share(meta, entry, [win])
-    rates = meta["layer_rates_bps"]
-    fits = max([i + 1 for i, b in enumerate(rates) if fs is None or b <= fs] or [0])
-    return {"mean_level": mean, "time_at_level_pct": at, "final_level": spans[-1][2],
+    rates, wf = meta["layer_rates_bps"], wire_factor(meta["layers"])
+    fits = max([i + 1 for i, b in enumerate(rates) if fs is None or b * wf <= fs] or [0])
+    conv = converged_at(spans, fits) if fits else None
+    return {"mean_level": mean,
+            "converged_s": conv - r["join_s"] if conv is not None else None, "time_at_level_pct": at, "final_level": spans[-1][2],
             "changes": len(changes), "adds": st.get("adds"), "drops": st.get("drops"),
             "steady_packets": dp, "steady_lost": dl,
             "steady_loss_pct": 100 * dl / (dp + dl) if dp + dl > 0 else None,
@@ -251,17 +271,25 @@ def comparison_md(runs, paper, title):
         lines += [f"### {p}", "", f"Cumulative layer rates (kbit/s): {rates}; steady window "
                   f"{m['steady_window_s'][0]:.0f}-{m['steady_window_s'][1]:.0f} s.", "",
                   "| receiver | bottleneck kbit/s | fair share kbit/s | level fitting it | final "
-                  "level | mean level | time at levels | changes | loss (steady) | throughput "
-                  "kbit/s | % of fair share |", "| --- " * 11 + "|"]
+                  "level | mean level | time at levels | changes | at the fitting level for good "
+                  "| loss (steady) | throughput kbit/s | % of fair share |", "| --- " * 12 + "|"]
         for name, v in m["receivers"].items():
             at = ", ".join(f"{lv}: {pc:g} %" for lv, pc in v["time_at_level_pct"].items())
             mean = "–" if v["mean_level"] is None else f"{v['mean_level']:.2f}"
             loss = _p(v["steady_loss_pct"], 2) + (f" ({v['steady_lost']} of "
                                                   f"{v['steady_packets'] + v['steady_lost']})")
+            conv = "never" if v["converged_s"] is None else f"{v['converged_s']:.1f} s after join"
             lines.append(f"| {name} | {_k(v['bottleneck_bps'])} | {_k(v['fair_share_bps'])} | "
                          f"{v['level_fitting_fair_share']} | {v['final_level']} | {mean} | {at} | "
-                         f"{v['changes']} | {loss} | {_k(v['throughput_bps'])} | "
+                         f"{v['changes']} | {conv} | {loss} | {_k(v['throughput_bps'])} | "
                          f"{_p(v['fair_share_pct'], 0)} |")
+        conv = [v["converged_s"] for v in m["receivers"].values()]
+        last_join = max(r["join_s"] for r in analysis.load_meta(run)["receivers"])
+        if conv and None not in conv:
+            at = max(c + r["join_s"] for c, r in zip(conv, analysis.load_meta(run)["receivers"]))
+            lines += ["", f"Convergence (papers/003 §4: from the last join, {last_join:.1f} s, "
+                      f"until every receiver holds the level that fits it for good): "
+                      f"{max(0.0, at - last_join):.1f} s."]
         if m["flows"]:
             lines += ["", "| flow | kind | throughput kbit/s | fair share kbit/s | % of fair share |",
                       "| --- | --- | --- | --- | --- |"]
