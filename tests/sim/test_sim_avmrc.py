@@ -15,8 +15,9 @@ seeds 1-3 (a run is a function of its seed: nothing here can fail by chance):
    an open path, takes all 4 layers (mean level >= 3.9); r2 settles on the 3 that fit its 700
    kbit/s (mean 2.8-3.3, final 3) without loss in the steady window; r1, next to the Reno flow
    on 1 Mb/s, stays below 3 (mean <= 2.5), and the Reno flow keeps at least 85 % of its share.
-Also: amcast-sim-ns3 refuses a layered protocol without a 'layers' record, and a layers record
-for a protocol that is not layered. About 3 s.
+Also: --unsync-slots reaches the sim and changes the receivers' decisions; amcast-sim-ns3
+refuses a layered protocol without a 'layers' record, and a layers record for a protocol that
+is not layered. About 3 s.
 """
 import json
 import os
@@ -26,6 +27,9 @@ import tempfile
 import shutil
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(TOP, "tools", "testbed"))
+from amcast_testbed.layered import json_lines  # noqa: E402
+
 FILE = os.path.join(TOP, "tools", "testbed", "scenarios", "avmrc-layers-tcp.toml")
 checks = failures = 0
 
@@ -35,11 +39,6 @@ def check(ok, what):
     checks += 1
     failures += 0 if ok else 1
     print(("ok   " if ok else "FAIL ") + what, flush=True)
-
-
-def json_lines(path):
-    with open(path) as f:
-        return [json.loads(x) for x in f if x.startswith("{")]
 
 
 def traces(run, seed):
@@ -105,6 +104,28 @@ def run_seed(seed, tmp):
     check(tcp >= 85, f"s{seed}: the Reno flow keeps {tcp:.0f} % of its share (>= 85)")
 
 
+def unsync(tmp):
+    """--unsync-slots reaches the sim (sim.conf, meta.json) and moves the receivers' decisions:
+    the layer changes of the same seed differ from the synchronised run's (s1)."""
+    run = os.path.join(tmp, "u1")
+    p = subprocess.run([os.path.join(TOP, "tools", "sim", "amcast-sim"), FILE, "--short",
+                        "--protocol", "avmrc", "--seed", "1", "--unsync-slots", "--out", run],
+                       stdout=subprocess.DEVNULL, timeout=120)
+    check(p.returncode == 0, f"unsync: amcast-sim exited {p.returncode}")
+    if p.returncode:
+        return
+    conf = open(os.path.join(run, "sim.conf")).read()
+    meta = json.load(open(os.path.join(run, "meta.json")))
+    check("unsync_slots" in conf.split() and meta["simulator"]["unsync_slots"] is True,
+          "unsync: sim.conf and meta.json say so")
+
+    def changes(d):
+        return [(x["layers"]["t"], x["layers"]["to"]) for name in ("r1", "r2", "r3")
+                for x in json_lines(os.path.join(d, "logs", f"rx-{name}.log")) if "layers" in x]
+    check(changes(run) != changes(os.path.join(tmp, "s1")),
+          "unsync: the layer changes differ from the synchronised run's")
+
+
 def refusals(tmp):
     exe = os.environ.get("AMCAST_SIM_NS3") or os.path.join(os.environ["AMCAST_BUILD"], "tools",
                                                            "sim", "amcast-sim-ns3")
@@ -127,6 +148,7 @@ def main():
     try:
         for seed in (1, 2, 3):
             run_seed(seed, tmp)
+        unsync(tmp)
         refusals(tmp)
     finally:
         if failures:

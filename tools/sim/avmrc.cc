@@ -9,6 +9,7 @@
 #include "ns3/fatal-error.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/packet.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "sim.h"
 
@@ -158,6 +159,13 @@ LayeredReceiver::StartApplication ()
   for (uint32_t k = 0; k < lay_.size (); k++)
     lay_[k].sock = sim_udp_socket (GetNode (), sim_port (cfg_, k),
         MakeCallback (&LayeredReceiver::OnPacket, this));
+  if (cfg_.layers.unsync) {
+    amcc_avmrc_params ap;
+    amcc_avmrc_params_init (&ap);
+    n_add_ = ap.n_add;
+    Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable> ();
+    phase_ = (uint32_t) u->GetInteger (0, n_add_ - 1);
+  }
   wanted = 1;                         /* avmrcsrc starts on the base layer */
   igmp_ (rx_.host, 0, 1, cfg_.join_latency_s);
   double mark = std::max (cfg_.layers.steady_s, rx_.join_s) - Simulator::Now ().GetSeconds ();
@@ -206,7 +214,7 @@ LayeredReceiver::OnPacket (Ptr<Socket> s)
       pk.has_slot = 1;
       pk.send_time = st.send_time;
       pk.slot = st.slot;
-      pk.slot_flagged = st.flagged;
+      pk.slot_flagged = cfg_.layers.unsync ? (st.slot + phase_) % n_add_ == 0 : st.flagged;
     }
     uint64_t ext = 0;
     (void) amcc_seq_update (&lay_[k].seq, pk.seq, &ext);

@@ -8,6 +8,7 @@
  *   stream MIN_BPS MAX_BPS          (simulcast: one per stream, lowest first)
  *   knee_hold S                     (simulcast receivers' knee_hold; absent: lib/cc's default)
  *   layers CHANNELS B1_BPS FACTOR PERIOD_MS PACKET_SIZE STEADY_S   (a layered session)
+ *   unsync_slots                    (layered: each receiver's own add slots, not the flag)
  *   jitter MEAN_MS                  (the delay line's extra delay, 0 = none)
  *   node NAME host|router
  *   link A B RATE_AB RATE_BA QUEUE_AB QUEUE_BA DELAY_AB_MS DELAY_BA_MS LOSS_AB LOSS_BA
@@ -72,7 +73,9 @@ sim_config_read (const char *path, SimConfig &cfg)
       ok = !!(s >> l.channels >> l.b1_bps >> l.factor >> l.period_ms >> l.packet_size
           >> l.steady_s) && l.channels >= 1 && l.channels <= AMCC_AVMRC_MAX_LAYERS
           && l.b1_bps > 0 && l.factor > 1 && l.period_ms > 0 && l.packet_size >= 16;
-    } else if (k == "knee_hold")
+    } else if (k == "unsync_slots")
+      cfg.layers.unsync = true;
+    else if (k == "knee_hold")
       ok = !!(s >> cfg.knee_hold_s) && cfg.knee_hold_s >= 0;
     else if (k == "jitter")
       ok = !!(s >> cfg.delay_jitter_ms);

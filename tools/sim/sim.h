@@ -62,6 +62,9 @@ struct SimLayers {
   double b1_bps = 256000, factor = 1.5, period_ms = 100;
   uint32_t packet_size = 1000;        /* RTP packet as avmrcsynth makes it (the stamp adds 24) */
   double steady_s = 0;                /* the receivers' {"mark": stats} (the steady window) */
+  /* unsynchronised slots (papers/003 3.3's comparison): each receiver takes every n_add-th slot
+   * from its own random phase as its add slot instead of the server's flag */
+  bool unsync = false;
 };
 
 struct SimConfig {
@@ -428,6 +431,7 @@ class LayeredReceiver : public ns3::Application {
   std::vector<Layer> lay_;
   FILE *rd_ = nullptr, *log_ = nullptr;
   ns3::EventId mark_ev_;
+  uint32_t n_add_ = 1, phase_ = 0;    /* unsynchronised slots: this receiver's add slots */
 };
 
 #endif
