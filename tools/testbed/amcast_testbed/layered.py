@@ -190,6 +190,16 @@ def converged_at(spans, fits):
     return max(low) if low else spans[0][0]
 
 
+def session_convergence(m, meta):
+    """papers/003 §4's convergence of a run (metrics `m`): from the last join until every
+    receiver holds the level that fits it for good; None when one never does."""
+    joins = {r["name"]: r["join_s"] for r in meta["receivers"]}
+    conv = {k: v["converged_s"] for k, v in m["receivers"].items()}
+    if not conv or None in conv.values():
+        return None
+    return max(0.0, max(c + joins[k] for k, c in conv.items()) - max(joins.values()))
+
+
 def layer_counts(stats, n):
     pk = sum(int(stats.get(f"packets-{i}", 0)) for i in range(n))
     lost = sum(int(stats.get(f"lost-{i}", 0)) for i in range(n))
@@ -223,8 +233,8 @@ def receiver(run, meta, r, win):
     rates, wf = meta["layer_rates_bps"], wire_factor(meta["layers"])
     fits = max([i + 1 for i, b in enumerate(rates) if fs is None or b * wf <= fs] or [0])
     conv = converged_at(spans, fits) if fits else None
-    return {"mean_level": mean,
-            "converged_s": conv - r["join_s"] if conv is not None else None, "time_at_level_pct": at, "final_level": spans[-1][2],
+    return {"mean_level": mean, "time_at_level_pct": at, "final_level": spans[-1][2],
+            "converged_s": conv - r["join_s"] if conv is not None else None,
             "changes": len(changes), "adds": st.get("adds"), "drops": st.get("drops"),
             "steady_packets": dp, "steady_lost": dl,
             "steady_loss_pct": 100 * dl / (dp + dl) if dp + dl > 0 else None,
@@ -283,13 +293,13 @@ def comparison_md(runs, paper, title):
                          f"{v['level_fitting_fair_share']} | {v['final_level']} | {mean} | {at} | "
                          f"{v['changes']} | {conv} | {loss} | {_k(v['throughput_bps'])} | "
                          f"{_p(v['fair_share_pct'], 0)} |")
-        conv = [v["converged_s"] for v in m["receivers"].values()]
-        last_join = max(r["join_s"] for r in analysis.load_meta(run)["receivers"])
-        if conv and None not in conv:
-            at = max(c + r["join_s"] for c, r in zip(conv, analysis.load_meta(run)["receivers"]))
+        meta = analysis.load_meta(run)
+        conv = session_convergence(m, meta)
+        if conv is not None:
+            last_join = max(r["join_s"] for r in meta["receivers"])
             lines += ["", f"Convergence (papers/003 §4: from the last join, {last_join:.1f} s, "
                       f"until every receiver holds the level that fits it for good): "
-                      f"{max(0.0, at - last_join):.1f} s."]
+                      f"{conv:.1f} s."]
         if m["flows"]:
             lines += ["", "| flow | kind | throughput kbit/s | fair share kbit/s | % of fair share |",
                       "| --- | --- | --- | --- | --- |"]
