@@ -51,6 +51,7 @@ typedef struct {
   gulong probe;
   gboolean joined;              /* its udpsrc runs (the group is joined) */
   amcc_seq seq;
+  gint64 lost_before;           /* lost in its sequence spaces before the last join or leave */
   guint64 packets, bytes, stamps_missing, stamps_bad, wrong_layer;
 } Layer;
 
@@ -104,6 +105,7 @@ apply_layers (GstElement * element, gpointer data)
     if (want == l->joined)
       continue;
     l->joined = want;
+    l->lost_before += amcc_seq_lost (&l->seq);
     amcc_seq_init (&l->seq);            /* a fresh sequence space: no false loss */
     gst_am_merge_reset_layer (self->merge, i);
     if (want) {
@@ -313,6 +315,7 @@ build_layers (GstAvmrcSrc * self)
     gst_element_set_locked_state (l->udpsrc, i != 0);   /* layer 0 only at first */
     l->joined = i == 0;
     amcc_seq_init (&l->seq);
+    l->lost_before = 0;
     l->packets = l->bytes = l->stamps_missing = l->stamps_bad = l->wrong_layer = 0;
     /* what passed authentication (srtp-key; everything when off) */
     src = gst_am_srtp_plain_pad (self->srtp, i, GST_AM_SRTP_RTP_RECV);
@@ -421,7 +424,7 @@ stats_locked (GstAvmrcSrc * self)
       g_strdup_printf ("stamps-bad-%u", i), g_strdup_printf ("wrong-layer-%u", i) };
     guint j;
     gst_structure_set (s, k[0], G_TYPE_UINT64, l->packets, k[1], G_TYPE_INT64,
-        amcc_seq_lost (&l->seq), k[2], G_TYPE_UINT64, l->bytes, k[3], G_TYPE_UINT64,
+        l->lost_before + amcc_seq_lost (&l->seq), k[2], G_TYPE_UINT64, l->bytes, k[3], G_TYPE_UINT64,
         l->stamps_missing, k[4], G_TYPE_UINT64, l->stamps_bad, k[5], G_TYPE_UINT64,
         l->wrong_layer, NULL);
     for (j = 0; j < 6; j++)
