@@ -60,6 +60,16 @@ vmrc_create (const amcc_ctl_config *cfg, amcc_time now)
   return create (cfg, &p);
 }
 
+/* papers/003 5.4 compares VMRC at both ends of its static thresholds: 6 and 30 packets */
+static amcc_receiver *
+vmrc30_create (const amcc_ctl_config *cfg, amcc_time now)
+{
+  amcc_avmrc_params p;
+  (void) now;
+  amcc_vmrc_params_init (&p, 30.0);
+  return create (cfg, &p);
+}
+
 static void
 destroy (amcc_receiver *r)
 {
@@ -134,6 +144,7 @@ wanted_layers (amcc_receiver *r)
 static const amcc_receiver_ops avmrc_ops = RX_OPS (avmrc_create);
 static const amcc_receiver_ops rmrc_ops = RX_OPS (rmrc_create);
 static const amcc_receiver_ops vmrc_ops = RX_OPS (vmrc_create);
+static const amcc_receiver_ops vmrc30_ops = RX_OPS (vmrc30_create);
 
 const amcc_protocol amcc_avmrc_protocol = {
   .name = "avmrc", .description = "AVMRC (Adaptive Vegas Multicast Rate Control, layered)",
@@ -150,5 +161,11 @@ const amcc_protocol amcc_rmrc_protocol = {
 const amcc_protocol amcc_vmrc_protocol = {
   .name = "vmrc", .description = "VMRC (AVMRC with static Vegas thresholds 6, layered)",
   .rtp_profile = AMCC_RTP_AVP, .max_streams = 1, .sender = NULL, .receiver = &vmrc_ops,
+  .max_layers = AMCC_MAX_LAYERS,
+};
+
+const amcc_protocol amcc_vmrc30_protocol = {
+  .name = "vmrc30", .description = "VMRC (AVMRC with static Vegas thresholds 30, layered)",
+  .rtp_profile = AMCC_RTP_AVP, .max_streams = 1, .sender = NULL, .receiver = &vmrc30_ops,
   .max_layers = AMCC_MAX_LAYERS,
 };

@@ -17,6 +17,7 @@ static const amcc_protocol *const registry[] = {
   &amcc_rmrc_protocol,
   &amcc_vmrc_protocol,
   &amcc_rmanp_protocol,          /* relay role only: max_streams 0 keeps it out of the elements' enum */
+  &amcc_vmrc30_protocol,
 };
 #define N_PROTOCOLS (sizeof registry / sizeof registry[0])
 

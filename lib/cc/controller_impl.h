@@ -109,6 +109,7 @@ extern const amcc_protocol amcc_pgmcc_protocol;
 extern const amcc_protocol amcc_avmrc_protocol;
 extern const amcc_protocol amcc_rmrc_protocol;
 extern const amcc_protocol amcc_vmrc_protocol;
+extern const amcc_protocol amcc_vmrc30_protocol;
 extern const amcc_protocol amcc_rmanp_protocol;
 
 #endif

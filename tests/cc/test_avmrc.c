@@ -431,7 +431,8 @@ test_controller (void)
 {
   amcc_ctl_config c;
   const amcc_protocol *a = amcc_protocol_find ("avmrc");
-  AMT_CHECK (a && amcc_protocol_find ("rmrc") && amcc_protocol_find ("vmrc"));
+  AMT_CHECK (a && amcc_protocol_find ("rmrc") && amcc_protocol_find ("vmrc")
+      && amcc_protocol_find ("vmrc30"));
   AMT_CHECK (a->sender == NULL && a->max_layers == AMCC_MAX_LAYERS);
   amcc_ctl_config_init (&c);
   c.layers = 3;

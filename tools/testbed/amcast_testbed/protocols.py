@@ -103,7 +103,8 @@ register(Protocol("assp", "ASSP (papers/001): simulcast, each receiver on the hi
 # the scenarios send the paper's synthetic channels (avmrcsynth, rates from the file's [layers])
 for _n, _what in (("avmrc", "AVMRC (papers/003): layered, receiver-driven, TCP Vegas model"),
                   ("rmrc", "RMRC: AVMRC's rules with the TCP Reno model (papers/003 4.1)"),
-                  ("vmrc", "VMRC: AVMRC with static Vegas thresholds 6 (papers/003 5.4)")):
+                  ("vmrc", "VMRC: AVMRC with static Vegas thresholds 6 (papers/003 5.4)"),
+                  ("vmrc30", "VMRC: AVMRC with static Vegas thresholds 30 (papers/003 5.4)")):
     register(Protocol(_n, _what, sender="avmrclayers", receiver="avmrcsrc",
                       receiver_props={"protocol": _n}, pair=False, layered=True))
 
