@@ -15,8 +15,8 @@ seeds 1-3 (a run is a function of its seed: nothing here can fail by chance):
    an open path, takes all 4 layers (mean level >= 3.9); r2 settles on the 3 that fit its 700
    kbit/s (mean 2.8-3.3, final 3) without loss in the steady window; r1, next to the Reno flow
    on 1 Mb/s, stays below 3 (mean <= 2.5), and the Reno flow keeps at least 85 % of its share.
-Also: --unsync-slots reaches the sim and changes the receivers' decisions; amcast-sim-ns3
-refuses a layered protocol without a 'layers' record, and a layers record for a protocol that
+Also: --unsync-slots reaches the sim and changes the receivers' decisions, and amcast-sim
+refuses it for asmp; amcast-sim-ns3 refuses a layered protocol without a 'layers' record, and a layers record for a protocol that
 is not layered. About 3 s.
 """
 import json
@@ -141,6 +141,12 @@ def refusals(tmp):
                            timeout=30)
         check(p.returncode == 2 and "layer" in p.stderr,
               f"refused: {what} ({p.returncode}: {p.stderr.strip()[:90]})")
+    p = subprocess.run([os.path.join(TOP, "tools", "sim", "amcast-sim"), FILE, "--protocol",
+                        "asmp", "--unsync-slots", "--out", os.path.join(tmp, "bad-unsync")],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode != 0 and "--unsync-slots is for layered" in p.stderr
+          and not os.path.exists(os.path.join(tmp, "bad-unsync")),
+          f"refused: --unsync-slots with asmp ({p.returncode}: {p.stderr.strip()[:90]})")
 
 
 def main():

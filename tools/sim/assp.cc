@@ -33,12 +33,6 @@ using namespace ns3;
 static const Time EARLY_GAP = MilliSeconds (50);      /* as video.cc's: early RTCP this often */
 static const Time JOIN_TIMEOUT = Seconds (10);        /* asspsrc's JOIN_TIMEOUT_NS */
 
-static double
-wall (const SimConfig &cfg)
-{
-  return cfg.t0 + Simulator::Now ().GetSeconds ();
-}
-
 /* ---- what VideoReceiver and AsspReceiver share ---- */
 RtcpReceiver::RtcpReceiver (const SimConfig &cfg, const amcc_protocol *proto,
     const SimReceiver &rx, uint32_t ssrc)
@@ -83,7 +77,7 @@ RtcpReceiver::NewController ()
 void
 RtcpReceiver::StartTimer (double session_bps)
 {
-  row_time_ = wall (cfg_);
+  row_time_ = sim_wall (cfg_);
   last_rtcp_ = Simulator::Now ();
   rtcp_ev_ = Simulator::Schedule (Seconds (timer_.next_interval (session_bps, 2, false, 1, 100)),
       &RtcpReceiver::SendRtcp, this, false);
@@ -120,7 +114,7 @@ RtcpReceiver::Measure (FILE *rd, const RtpHdr &h, uint32_t bytes, bool feed)
   packets++;
   bytes_ += bytes;
   if (rd)
-    fprintf (rd, "%.6f id %llu udp %u\n", wall (cfg_),
+    fprintf (rd, "%.6f id %llu udp %u\n", sim_wall (cfg_),
         (unsigned long long) (((uint64_t) h.ssrc << 32) | h.extseq), bytes);
   if (!feed)
     return;
@@ -215,7 +209,7 @@ RtcpReceiver::Reported (bool early, FILE *stats)
   timer_.first = false;
   amcc_receiver_stats st;
   amcc_receiver_get_stats (cc_, now, &st);
-  double t = wall (cfg_);
+  double t = sim_wall (cfg_);
   double recv = t > row_time_ ? 8.0 * (bytes_ - bytes_at_row_) / (t - row_time_) : 0.0;
   if (stats)
     fprintf (stats, "%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%d,%s,%.4f\n", t, st.rate_bps, recv, st.loss,
@@ -378,7 +372,7 @@ AsspReceiver::Follow (uint32_t k, const RtpHdr &h)
     if (amcc_receiver_set_stream (cc_, now, k) != AMCC_OK)
       NS_FATAL_ERROR ("amcc_receiver_set_stream refused stream " << k);
     if (switches_)
-      fprintf (switches_, "%.6f,%u,%u,%.6f,%.6f\n", wall (cfg_), old, k,
+      fprintf (switches_, "%.6f,%u,%u,%.6f,%.6f\n", sim_wall (cfg_), old, k,
           cfg_.t0 + decided_at_.GetSeconds (), (tnow - decided_at_).GetSeconds ());
     RtcpHdr bye = {};
     bye.type = T_BYE;

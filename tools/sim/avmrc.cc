@@ -26,19 +26,6 @@ struct LayerHdr {
   uint8_t stamp[AMCC_AVMRC_STAMP_LEN];
 };
 
-static double
-wall (const SimConfig &cfg)
-{
-  return cfg.t0 + Simulator::Now ().GetSeconds ();
-}
-
-static void
-drain (Ptr<Socket> s)
-{
-  while (s->Recv ())
-    ;
-}
-
 static uint32_t
 cum_rates (const SimConfig &cfg, double *cum)
 {
@@ -77,7 +64,7 @@ LayeredSender::StartApplication ()
   amcc_avmrc_params p;
   amcc_avmrc_params_init (&p);
   amcc_avmrc_clock_init (&clock_, sim_now (cfg_), &p);     /* slot 0 starts now, as avmrclayers */
-  sock_ = sim_udp_socket (GetNode (), 0, MakeCallback (&drain));
+  sock_ = sim_udp_socket (GetNode (), 0, MakeCallback (&sim_drain));
   Burst ();
 }
 
@@ -113,7 +100,7 @@ LayeredSender::Burst ()
       uint32_t wire = size + EXT_BYTES;
       sock_->SendTo (sim_packet (&h, sizeof h, nullptr, 0, wire), 0,
           InetSocketAddress (sim_group (cfg_, i), sim_port (cfg_, i)));
-      fprintf (sd_, "%.6f id %llu udp %u %u P layer %u\n", wall (cfg_),
+      fprintf (sd_, "%.6f id %llu udp %u %u P layer %u\n", sim_wall (cfg_),
           (unsigned long long) (((uint64_t) h.ssrc << 32) | h.seq), wire, frame_++, i);
       packets_sent++;
     }
@@ -223,7 +210,7 @@ LayeredReceiver::OnPacket (Ptr<Socket> s)
     packets++;
     amcc_receiver_on_rtp (cc_, now, &pk);
     if (rd_)
-      fprintf (rd_, "%.6f id %llu udp %u layer %u\n", wall (cfg_),
+      fprintf (rd_, "%.6f id %llu udp %u layer %u\n", sim_wall (cfg_),
           (unsigned long long) (((uint64_t) h.ssrc << 32) | h.seq), pk.bytes, k);
     uint32_t w = amcc_receiver_wanted_layers (cc_);
     w = std::min<uint32_t> (std::max<uint32_t> (w, 1), (uint32_t) lay_.size ());
@@ -247,14 +234,14 @@ LayeredReceiver::Apply (uint32_t to)
   wanted = to;
   changes++;
   if (log_)
-    fprintf (log_, "{\"layers\": {\"t\": %.6f, \"from\": %u, \"to\": %u}}\n", wall (cfg_), from,
+    fprintf (log_, "{\"layers\": {\"t\": %.6f, \"from\": %u, \"to\": %u}}\n", sim_wall (cfg_), from,
         to);
 }
 
 void
 LayeredReceiver::Mark ()
 {
-  fprintf (log_, "{\"mark\": %s, \"t\": %.3f}\n", Stats ().c_str (), wall (cfg_));
+  fprintf (log_, "{\"mark\": %s, \"t\": %.3f}\n", Stats ().c_str (), sim_wall (cfg_));
 }
 
 /* avmrcsrc's stats as amcast-layered-node prints them (the fields layered.py reads and a few) */

@@ -28,6 +28,12 @@ sim_now (const SimConfig &cfg)
   return (amcc_time) (cfg.t0 * 1e9) + ns3::Simulator::Now ().GetNanoSeconds ();
 }
 
+double
+sim_wall (const SimConfig &cfg)
+{
+  return cfg.t0 + ns3::Simulator::Now ().GetSeconds ();
+}
+
 ns3::Ipv4Address
 sim_group (const SimConfig &cfg, uint32_t k)
 {

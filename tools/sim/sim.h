@@ -112,6 +112,8 @@ bool sim_config_read (const char *path, SimConfig &cfg);
 
 /* amcc time (ns) of the scenario clock: t0 + simulated time, as the elements' CLOCK_REALTIME. */
 amcc_time sim_now (const SimConfig &cfg);
+/* The same in seconds, as the traces print it. */
+double sim_wall (const SimConfig &cfg);
 
 /* ---- the video session (video.cc) ---- */
 /* Packets carry these headers of this program (not RTP/RTCP bytes) padded to the size the real
@@ -141,6 +143,8 @@ ns3::Ptr<ns3::Packet> sim_packet (const void *hdr, size_t hlen, const uint8_t *e
 uint32_t sim_rtcp_bytes (const RtcpHdr &h);
 ns3::Ptr<ns3::Socket> sim_udp_socket (ns3::Ptr<ns3::Node> node, uint16_t port,
     ns3::Callback<void, ns3::Ptr<ns3::Socket>> recv);
+/* A receive callback for a socket that only sends: reads and drops what arrives. */
+void sim_drain (ns3::Ptr<ns3::Socket> s);
 uint32_t sim_ntp_mid32 (const SimConfig &cfg);
 
 /* One RTCP timer as rtpsession runs it (RFC 3550 6.3): deterministic interval from the session
@@ -179,7 +183,6 @@ class VideoSender : public ns3::Application {
   void SendRtcp (bool early);
   void ScheduleEarly ();
   void OnRtcp (ns3::Ptr<ns3::Socket> s);
-  void Drain (ns3::Ptr<ns3::Socket> s);
 
   const SimConfig &cfg_;
   amcc_sender *cc_ = nullptr;

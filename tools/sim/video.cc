@@ -69,12 +69,6 @@ sim_rtcp_bytes (const RtcpHdr &h)
   return n;
 }
 
-static double
-wall (const SimConfig &cfg)
-{
-  return cfg.t0 + Simulator::Now ().GetSeconds ();
-}
-
 uint32_t
 sim_ntp_mid32 (const SimConfig &cfg)
 {
@@ -153,9 +147,9 @@ VideoSender::~VideoSender ()
 void
 VideoSender::StartApplication ()
 {
-  rtp_ = sim_udp_socket (GetNode (), 0, MakeCallback (&VideoSender::Drain, this));
+  rtp_ = sim_udp_socket (GetNode (), 0, MakeCallback (&sim_drain));
   rtcp_ = sim_udp_socket (GetNode (), port_ + 1, MakeCallback (&VideoSender::OnRtcp, this));
-  row_time_ = wall (cfg_);
+  row_time_ = sim_wall (cfg_);
   last_rtcp_ = Simulator::Now ();
   NextFrame ();
   rtcp_ev_ = Simulator::Schedule (Seconds (timer_.next_interval (gop_bps_, 1, true, 1, 100)),
@@ -179,7 +173,7 @@ VideoSender::StopApplication ()
 }
 
 void
-VideoSender::Drain (Ptr<Socket> s)
+sim_drain (Ptr<Socket> s)
 {
   while (s->Recv ()) {
   }
@@ -241,7 +235,7 @@ VideoSender::Pace ()
     rtp_->SendTo (sim_packet (&h, sizeof h, nullptr, 0, q.size), 0,
         InetSocketAddress (group_, port_));
     if (sd_)
-      fprintf (sd_, "%.6f id %llu udp %u %u %c\n", wall (cfg_),
+      fprintf (sd_, "%.6f id %llu udp %u %u %c\n", sim_wall (cfg_),
           (unsigned long long) (((uint64_t) ssrc_ << 32) | seq_), q.size, q.frame,
           q.type == 'K' ? 'I' : q.type);
     amcc_sender_on_rtp_sent (cc_, t, q.size);
@@ -283,7 +277,7 @@ VideoSender::SendRtcp (bool early)
   double target = amcc_sender_rate (cc_, now);
   amcc_sender_stats st;
   amcc_sender_get_stats (cc_, now, &st);
-  double t = wall (cfg_);
+  double t = sim_wall (cfg_);
   if (rate_)
     fprintf (rate_, "%.6f,%u,%.0f,%u,%.0f,%s\n", t, (unsigned) target,
         t > row_time_ ? 8.0 * (bytes_ - bytes_at_row_) / (t - row_time_) : 0.0, st.receivers,
