@@ -16,6 +16,9 @@ Asserts what does not depend on luck, with bounds from the short runs in docs/re
    packets it counts lost are at least the element's (it also counts those lost at the end of a
    held period, which no later packet shows the element). (r3 lost 1 packet in one of five runs:
    its zero loss is the network's, not asserted.)
+ - papers/003's steady-state loss is counted at r1's and r2's links (the tbf counters at the
+   steady mark and at the end). Not set against the receivers' own counts: their marks are
+   taken by other processes a few ms apart, and a socket can drop too.
 Three short runs (load average 8-10): r3 4.00, r2 3.10-3.11, r1 1.19-2.05, tcp1 118-140 %.
 Not asserted: AVMRC's share against TCP (r1 held mostly 1 layer in two runs, 2 in one: 53-77 %
 of its fair share; docs/results.md) and zero loss (each try of the 4th layer costs about 5
@@ -97,6 +100,13 @@ def main():
     check(mean["r1"] <= R1_MAX_MEAN, f"r1 (with TCP) below 3 layers (mean {mean['r1']:.2f} <= {R1_MAX_MEAN})")
     tcp = m["flows"]["tcp1"]["fair_share_pct"] or 0
     check(tcp >= TCP_MIN_PCT, f"tcp1 got {tcp:.0f} % of its fair share (>= {TCP_MIN_PCT})")
+    # papers/003's steady-state loss: each receiver link's tbf counters at the mark and the end
+    bl = m.get("bottleneck_loss") or {}
+    q = bl.get("queues", {})
+    print(f"# shapers' drops from the steady mark: {q}")
+    check(bl.get("counts") == "all" and {"c1>h1", "c1>h2"} <= set(q)
+          and all(0 <= d <= a for a, d in q.values()),
+          f"the shapers' steady-state drops are counted at r1's and r2's links ({sorted(q)})")
     layers_vs_element(run)
     if failures:
         print(f"run directory kept: {run}")

@@ -14,8 +14,12 @@ seeds 1-3 (a run is a function of its seed: nothing here can fail by chance):
  - what the scenario says (the bounds hold in seeds 1-6 of the full and the short run): r3, on
    an open path, takes all 4 layers (mean level >= 3.9); r2 settles on the 3 that fit its 700
    kbit/s (mean 2.8-3.3, final 3) without loss in the steady window; r1, next to the Reno flow
-   on 1 Mb/s, stays below 3 (mean <= 2.5), and the Reno flow keeps at least 85 % of its share.
-Also: --unsync-slots reaches the sim and changes the receivers' decisions, and amcast-sim
+   on 1 Mb/s, stays below 3 (mean <= 2.5), and the Reno flow keeps at least 85 % of its share;
+ - the shapers' steady-state drops of the session's packets (layered.bottleneck_loss, from the
+   sim's queue counters at the mark): counted at both receivers' links, at least what the
+   receiver behind each lost of the layers it held, and none at r2's (the file's fast_leave:
+   with the 0.4 s leave of its last-member interval alone, 40 of 2480 in each seed).
+Also: layered.bottleneck_loss on made-up testbed counters; --unsync-slots reaches the sim and changes the receivers' decisions, and amcast-sim
 refuses it for asmp; amcast-sim-ns3 refuses a layered protocol without a 'layers' record, and a layers record for a protocol that
 is not layered. About 3 s.
 """
@@ -28,7 +32,7 @@ import shutil
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "tools", "testbed"))
-from amcast_testbed.layered import json_lines  # noqa: E402
+from amcast_testbed.layered import bottleneck_loss, json_lines  # noqa: E402
 
 FILE = os.path.join(TOP, "tools", "testbed", "scenarios", "avmrc-layers-tcp.toml")
 checks = failures = 0
@@ -102,6 +106,19 @@ def run_seed(seed, tmp):
           f"({rx['r1']['mean_level']:.2f})")
     tcp = m["flows"]["tcp1"]["fair_share_pct"] or 0
     check(tcp >= 85, f"s{seed}: the Reno flow keeps {tcp:.0f} % of its share (>= 85)")
+    # papers/003's steady-state loss: the shapers' drops of the session's packets from the mark
+    bl = m.get("bottleneck_loss") or {}
+    q = bl.get("queues", {})
+    print(f"# s{seed} bottleneck drops from the mark: {q}")
+    check(bl.get("counts") == "session" and {"c1>h1", "c1>h2"} <= set(q),
+          f"s{seed}: the session's drops at both shaped links counted ({sorted(q)})")
+    for name, link in (("r1", "c1>h1"), ("r2", "c1>h2")):
+        a, d = q.get(link, (0, 0))
+        check(rx[name]["steady_lost"] <= d <= a,
+              f"s{seed}: {link} dropped {d} of {a} from the mark, at least the {name}'s "
+              f"{rx[name]['steady_lost']} lost of the layers it held")
+    check(q.get("c1>h2", (0, -1))[1] == 0, f"s{seed}: r2's link (alone, 700 kbit/s) drops none "
+          f"of the session's packets in steady state ({q.get('c1>h2')}; papers/003 §5.1's zero)")
 
 
 def unsync(tmp):
@@ -149,9 +166,31 @@ def refusals(tmp):
           f"refused: --unsync-slots with asmp ({p.returncode}: {p.stderr.strip()[:90]})")
 
 
+def counters(tmp):
+    """bottleneck_loss on a testbed run's nodes.json (tbf counters at the mark and at the end:
+    drops and sent packets since the mark), and None without counters or with a broken file."""
+    run = os.path.join(tmp, "tb")
+    os.makedirs(run)
+
+    def nodes(obj):
+        with open(os.path.join(run, "nodes.json"), "w") as f:
+            f.write(obj if isinstance(obj, str) else json.dumps(obj))
+        return bottleneck_loss(run)
+    q = lambda p, d: {"packets": p, "bytes": 1000 * p, "drops": d, "overlimits": 0, "backlog": 0}
+    bl = nodes({"qdisc": {"c1>h1": q(900, 30), "c1>h2": q(500, 4), "c1>h3": None},
+                "qdisc_steady_mark": {"c1>h1": q(100, 10), "c1>h2": q(500, 4), "c1>h3": None}})
+    check(bl and bl["queue"] == "c1>h1" and bl["arrived"] == 820 and bl["dropped"] == 20
+          and bl["counts"] == "all" and bl["queues"] == {"c1>h1": [820, 20]},
+          f"counters: testbed drops since the mark, the link that passed nothing left out ({bl})")
+    check(nodes({"qdisc": {"c1>h1": q(900, 30)}, "qdisc_steady_mark": None}) is None
+          and nodes("{not json") is None and nodes({}) is None,
+          "counters: None without a mark, with a broken nodes.json or without counters")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="amt-sim-avmrc-")
     try:
+        counters(tmp)
         for seed in (1, 2, 3):
             run_seed(seed, tmp)
         unsync(tmp)

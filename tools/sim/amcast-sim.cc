@@ -15,6 +15,7 @@
  * (ASSP, assp.cc) has one group per stream, a layered session (AVMRC/RMRC/VMRC, avmrc.cc) one
  * per layer, each with its own members. */
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -82,6 +83,7 @@ class GroupRouting;
 struct QueueCount {
   SimConfig *cfg;
   uint64_t n[4][2] = {};      /* kind -> arrived, dropped */
+  uint64_t mark[4][2] = {};   /* n at the steady mark (layered runs: the paper's steady loss) */
   static const char *kind_name (int k) { return k == 0 ? "video" : k == 1 ? "rtcp" : k == 2 ? "tcp" : "udp"; }
   int kind (Ptr<const QueueDiscItem> item) const
   {
@@ -306,16 +308,18 @@ add_flows (World &w, const std::string &run)
   }
 }
 
+/* "queues": arrived and dropped per kind over the run, or since the steady mark */
 static void
-print_queues (World &w)
+print_queues (World &w, bool since_mark = false)
 {
-  printf ("\"queues\": {");
+  printf (since_mark ? "\"queues_steady\": {" : "\"queues\": {");
   const char *sep = "";
   for (auto &[name, qc] : w.queues) {
     printf ("%s\"%s\": {", sep, name.c_str ());
     for (int k = 0; k < 4; k++)
       printf ("%s\"%s\": [%llu, %llu]", k ? ", " : "", QueueCount::kind_name (k),
-          (unsigned long long) qc.n[k][0], (unsigned long long) qc.n[k][1]);
+          (unsigned long long) (qc.n[k][0] - (since_mark ? qc.mark[k][0] : 0)),
+          (unsigned long long) (qc.n[k][1] - (since_mark ? qc.mark[k][1] : 0)));
     printf ("}");
     sep = ", ";
   }
@@ -348,6 +352,13 @@ run_layered (World &w, const amcc_protocol *proto, const std::string &run,
     rxs.push_back (rx);
   }
   add_flows (w, run);
+  /* papers/003 §5: steady-state loss is what the bottleneck drops of the session's packets once
+   * the clients are past start-up, joined layers or not (a layer left but still forwarded while
+   * the leave propagates fills the queue too); the receivers count only the layers they hold */
+  Simulator::Schedule (Seconds (cfg.layers.steady_s), [&w] () {
+    for (auto &[name, qc] : w.queues)
+      memcpy (qc.mark, qc.n, sizeof qc.n);
+  });
   Simulator::Stop (Seconds (cfg.duration_s + 0.001));
   Simulator::Run ();
   double wall_s = std::chrono::duration<double> (std::chrono::steady_clock::now () - wall0)
@@ -363,6 +374,8 @@ run_layered (World &w, const amcc_protocol *proto, const std::string &run,
         (unsigned long long) rxs[i]->after_leave, rxs[i]->wanted);
   printf ("}, ");
   print_queues (w);
+  printf (", ");
+  print_queues (w, true);
   printf (", \"routing\": \"%s\", \"errors\": false}\n",
       cfg.nodes.size () <= TREE_ROUTING_NODES ? "global" : "tree");
   Simulator::Destroy ();

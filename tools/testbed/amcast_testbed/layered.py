@@ -8,12 +8,19 @@ avmrcsrc, which joins and leaves the layers' groups itself. The file's [layers] 
   period_ms (100), packet_size (1000)           one burst per channel per period, <= 1 KB packets
   last_member_interval_cs                       the bridges' IGMP last-member interval (1/100 s;
                                                 absent: the kernel's, a leave then takes ~2 s)
+  fast_leave (false)                            true: the bridges' host ports leave a group as
+                                                soon as their host's leave report arrives (bridge
+                                                link ... fastleave on), as ns-2's leaves did
 Measured per receiver over the steady window: the layers held (time-weighted mean, time at each
 level, final, changes), loss (the receiver's per-layer counts between the steady mark and the
 end), throughput (rd.txt), its share of the fair share and the highest level that fits it (its
 cumulative rate on the wire: packets with the stamp, UDP, IP and Ethernet headers); over the
 whole run, when it reached the level that fits for good (papers/003's convergence: never below
-it afterwards); per TCP/UDP flow its throughput and share. RUN/metrics.json, OUT/comparison.md.
+it afterwards); per TCP/UDP flow its throughput and share. Per run, papers/003 §5's
+steady-state loss: what the bottleneck dropped from the steady mark on (the shaper's counters at
+the mark and at the end; in ns-3 the session's packets alone, on the testbed every packet the
+tbf saw), which also counts a layer's packets still forwarded while its leave propagates and
+lost by nobody who holds it. RUN/metrics.json, OUT/comparison.md.
 tools/sim/amcast-sim evaluates its layered runs with the same functions.
 """
 import json
@@ -76,6 +83,16 @@ def json_lines(path):
     return out
 
 
+def host_ports(topo):
+    """(router, interface) of every bridge port that faces a host."""
+    out = []
+    for ln in topo.links:
+        for x, y in ((ln["a"], ln["b"]), (ln["b"], ln["a"])):
+            if topo.nodes[x]["kind"] == "router" and topo.nodes[y]["kind"] == "host":
+                out.append((x, topo.nodes[x]["ifaces"][y]))
+    return out
+
+
 def run_one(sc, protocol, run, scale, cmdline, env):
     """One run of a layered protocol in RUN; True when every node exited 0."""
     os.makedirs(os.path.join(run, "logs"), exist_ok=True)
@@ -86,13 +103,16 @@ def run_one(sc, protocol, run, scale, cmdline, env):
             "join_s": float(r.get("join_s", 0)) * scale,
             "leave_s": float(r.get("leave_s", sc["duration_s"])) * scale} for r in sc["receiver"]]
     topo = Topology(log_dir=os.path.join(run, "logs"))
-    nodes, ok = [], True
+    nodes, ok, qdisc_mark = [], True, None
     try:
         scenario.build_topology(sc, topo).build()
         if "last_member_interval_cs" in ly:
             for r in sc.get("routers", []):
                 topo.exec(r, ["ip", "link", "set", "br0", "type", "bridge",
                               "mcast_last_member_interval", str(int(ly["last_member_interval_cs"]))])
+        if ly.get("fast_leave"):
+            for x, ifn in host_ports(topo):
+                topo.exec(x, ["bridge", "link", "set", "dev", ifn, "fastleave", "on"])
         topo.wait_snooping()
         t0 = time.time() + LEAD_S
         fs = scenario.fair_shares(sc)
@@ -106,7 +126,8 @@ def run_one(sc, protocol, run, scale, cmdline, env):
         with open(os.path.join(run, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1)
         flows = traffic.start_flows(topo, sc.get("flow", []), run, t0, dur, scale)
-        events = [(t0, "send", None)] + [(t0 + r["join_s"] - RX_LEAD_S, "recv", r) for r in rxs]
+        events = [(t0, "send", None), (t0 + steady, "mark", None)] + \
+            [(t0 + r["join_s"] - RX_LEAD_S, "recv", r) for r in rxs]
         events.sort(key=lambda e: e[0])
         log(f"{protocol}: t0 in {LEAD_S:.0f} s, {dur:.0f} s, {len(rxs)} layered receivers, "
             f"{len(sc.get('flow', []))} flows; run directory {run}")
@@ -114,7 +135,9 @@ def run_one(sc, protocol, run, scale, cmdline, env):
             d = when - time.time()
             if d > 0:
                 time.sleep(d)
-            if role == "send":
+            if role == "mark":
+                qdisc_mark = topo.qdisc_stats()
+            elif role == "send":
                 argv = node_cmd("send", ly, run, topo, sc["sender"], dur)
                 nodes.append(("sender", topo.run(sc["sender"], argv, env=env,
                                                  log=os.path.join(run, "logs", "sender.log"))))
@@ -141,7 +164,7 @@ def run_one(sc, protocol, run, scale, cmdline, env):
         qdisc = topo.qdisc_stats()
     finally:
         topo.teardown()
-    results = {"qdisc": qdisc}
+    results = {"qdisc": qdisc, "qdisc_steady_mark": qdisc_mark}
     for name, p in nodes:
         lines = json_lines(os.path.join(run, "logs", ("sender" if name == "sender" else f"rx-{name}") + ".log"))
         res = next((x["result"] for x in reversed(lines) if "result" in x), None)
@@ -233,8 +256,9 @@ def receiver(run, meta, r, win):
     rates, wf = meta["layer_rates_bps"], wire_factor(meta["layers"])
     fits = max([i + 1 for i, b in enumerate(rates) if fs is None or b * wf <= fs] or [0])
     conv = converged_at(spans, fits) if fits else None
+    # a testbed receiver starts RX_LEAD_S before its join time and may hold the level by then: 0
     return {"mean_level": mean, "time_at_level_pct": at, "final_level": spans[-1][2],
-            "converged_s": conv - r["join_s"] if conv is not None else None,
+            "converged_s": max(0.0, conv - r["join_s"]) if conv is not None else None,
             "changes": len(changes), "adds": st.get("adds"), "drops": st.get("drops"),
             "steady_packets": dp, "steady_lost": dl,
             "steady_loss_pct": 100 * dl / (dp + dl) if dp + dl > 0 else None,
@@ -242,6 +266,36 @@ def receiver(run, meta, r, win):
             "throughput_bps": thr, "fair_share_bps": fs, "level_fitting_fair_share": fits,
             "fair_share_pct": 100 * thr / fs if thr and fs else None,
             "bottleneck_bps": entry.get("rate_bps")}
+
+
+def bottleneck_loss(run):
+    """papers/003 §5's steady-state loss at the shaped queues, from the steady mark on: the one
+    that dropped most as {"queue", "arrived", "dropped", "pct", "counts"}, with "queues" {name:
+    [arrived, dropped]} of every one that passed packets. counts: "session" (ns-3: the session's
+    packets) or "all" (testbed tbf: every packet, a competing flow's too). None without counters."""
+    try:
+        nodes = json.load(open(os.path.join(run, "nodes.json")))
+    except (OSError, ValueError):
+        return None
+    summ = (nodes.get("sim") or {}).get("summary") or {}
+    qs = {}
+    if summ.get("queues_steady"):
+        qs = {k: (v["video"][0], v["video"][1], "session") for k, v in summ["queues_steady"].items()}
+    elif nodes.get("qdisc") and nodes.get("qdisc_steady_mark"):
+        for k, end in nodes["qdisc"].items():
+            mk = nodes["qdisc_steady_mark"].get(k)
+            try:
+                d = end["drops"] - mk["drops"]
+                qs[k] = (end["packets"] - mk["packets"] + d, d, "all")
+            except (TypeError, KeyError):
+                pass                    # a link tc could not read at either end
+    qs = {k: v for k, v in qs.items() if v[0] > 0}
+    if not qs:
+        return None
+    k = max(qs, key=lambda k: (qs[k][1], qs[k][0]))
+    a, d, what = qs[k]
+    return {"queue": k, "arrived": a, "dropped": d, "pct": 100 * d / a, "counts": what,
+            "queues": {q: [v[0], v[1]] for q, v in sorted(qs.items())}}
 
 
 def evaluate(run):
@@ -260,6 +314,7 @@ def evaluate(run):
         fs = analysis.active_fair_share(meta, meta["fair_share"]["flows"][f["name"]], periods)
         out["flows"][f["name"]] = {"kind": f["kind"], "throughput_bps": thr, "fair_share_bps": fs,
                                    "fair_share_pct": 100 * thr / fs if thr and fs else None}
+    out["bottleneck_loss"] = bottleneck_loss(run)
     with open(os.path.join(run, "metrics.json"), "w") as f:
         json.dump(out, f, indent=1)
     return out
@@ -282,7 +337,7 @@ def comparison_md(runs, paper, title):
                   f"{m['steady_window_s'][0]:.0f}-{m['steady_window_s'][1]:.0f} s.", "",
                   "| receiver | bottleneck kbit/s | fair share kbit/s | level fitting it | final "
                   "level | mean level | time at levels | changes | at the fitting level for good "
-                  "| loss (steady) | throughput kbit/s | % of fair share |", "| --- " * 12 + "|"]
+                  "| loss (steady, layers held) | throughput kbit/s | % of fair share |", "| --- " * 12 + "|"]
         for name, v in m["receivers"].items():
             at = ", ".join(f"{lv}: {pc:g} %" for lv, pc in v["time_at_level_pct"].items())
             mean = "–" if v["mean_level"] is None else f"{v['mean_level']:.2f}"
@@ -300,6 +355,14 @@ def comparison_md(runs, paper, title):
             lines += ["", f"Convergence (papers/003 §4: from the last join, {last_join:.1f} s, "
                       f"until every receiver holds the level that fits it for good): "
                       f"{conv:.1f} s."]
+        bl = m.get("bottleneck_loss")
+        if bl:
+            what = "the session's packets" if bl["counts"] == "session" else \
+                "every packet, a competing flow's too"
+            per = "; ".join(f"{q} {100 * d / a:.2f} % ({d} of {a})"
+                            for q, (a, d) in bl["queues"].items())
+            lines += ["", f"Steady-state loss at the bottlenecks (papers/003 §5: dropped from the "
+                      f"steady mark on, {what}, layers being left included): {per}."]
         if m["flows"]:
             lines += ["", "| flow | kind | throughput kbit/s | fair share kbit/s | % of fair share |",
                       "| --- | --- | --- | --- | --- |"]
