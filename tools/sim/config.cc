@@ -14,7 +14,8 @@
  *   link A B RATE_AB RATE_BA QUEUE_AB QUEUE_BA DELAY_AB_MS DELAY_BA_MS LOSS_AB LOSS_BA
  *   sender HOST
  *   receiver NAME HOST JOIN_S LEAVE_S [TRACE]     (TRACE 0: no rd.txt/stats.csv)
- *   flow NAME KIND SRC DST CC RATE_BPS PORT [A:B ...]      (on-periods in scenario seconds) */
+ *   flow NAME KIND SRC DST CC RATE_BPS PORT [win=BYTES] [A:B ...]  (TCP sink's window; on-periods
+ *                                                         in scenario seconds) */
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -111,6 +112,12 @@ sim_config_read (const char *path, SimConfig &cfg)
       ok = !!(s >> f.name >> f.kind >> f.src >> f.dst >> f.cc >> f.rate_bps >> f.port);
       std::string p;
       while (ok && s >> p) {
+        if (p.rfind ("win=", 0) == 0) {
+          long w = atol (p.c_str () + 4);
+          ok = w >= 2048 && w <= (1L << 30);
+          f.window = (uint32_t) w;
+          continue;
+        }
         size_t c = p.find (':');
         ok = c != std::string::npos;
         if (ok)

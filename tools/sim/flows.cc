@@ -151,6 +151,11 @@ FlowSource::FillTcp (Ptr<Socket> s, uint32_t)
   UintegerValue size;
   s->GetAttribute ("SndBufSize", size);
   uint32_t cap = std::max (TCP_BUF_MIN, 2 * cwnd_);
+  /* window_bytes: the testbed clamps the receiver's window (TCP_WINDOW_CLAMP); ns-3 3.37 crashes
+   * in TcpRateLinux::SkbSent once a small receive buffer holds out-of-order data (zero-window
+   * probes), so the sender holds no more than the window instead: at most that in flight */
+  if (f_.window)
+    cap = std::min (cap, f_.window);
   while (on_ && s->GetTxAvailable () > 0) {
     uint32_t held = (uint32_t) size.Get () - s->GetTxAvailable ();
     if (held >= cap)

@@ -36,12 +36,15 @@ def periods(ons, t0):
     return sorted(out)
 
 
-def sink(proto, port, path, t0, until, interval):
+def sink(proto, port, path, t0, until, interval, window=None):
     import selectors
     sel = selectors.DefaultSelector()
     if proto == "tcp":
         ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if window:
+            # the receiver-imposed window of the papers' ns-2 runs; accepted sockets inherit it
+            ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, window)
         ls.bind(("0.0.0.0", port))
         ls.listen(16)
     else:
@@ -141,11 +144,12 @@ def main():
     ap.add_argument("--cc", default="reno", help="TCP congestion control (reno)")
     ap.add_argument("--rate", type=float, help="UDP rate, bit/s of payload")
     ap.add_argument("--size", type=int, default=1200, help="UDP payload bytes (1200)")
+    ap.add_argument("--window", type=int, help="sink tcp: the receiver's window clamp, bytes")
     a = ap.parse_args()
     if a.mode == "sink":
         if len(a.args) != 3 or a.args[0] not in ("tcp", "udp") or a.until is None:
             ap.error("sink tcp|udp PORT CSV --until S")
-        sink(a.args[0], int(a.args[1]), a.args[2], a.t0, a.until, a.interval)
+        sink(a.args[0], int(a.args[1]), a.args[2], a.t0, a.until, a.interval, a.window)
     elif len(a.args) != 2 or not a.on:
         ap.error(f"{a.mode} ADDR PORT --on A:B")
     elif a.mode == "tcp":

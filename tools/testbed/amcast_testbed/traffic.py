@@ -6,6 +6,9 @@ A flow is a dict (one [[flow]] table of a scenario file):
   kind      "tcp" | "tcp-onoff" | "cbr" | "square" | "norm"
   src, dst  host names; port (default: 5301 + index)
   cc        TCP congestion control, "reno" (the papers') or "cubic" (today's default)
+  window_bytes                tcp / tcp-onoff: the receiver's window clamp (TCP_WINDOW_CLAMP;
+                              ns-3: the sink's receive buffer): the papers' ns-2 "maximum
+                              congestion window" (papers/003: 64 packets); default none
   start_s, stop_s             active span (default: the whole scenario)
   on_s, off_s                 tcp-onoff / square: alternate on_s active, off_s idle from start_s
   rate_bps                    cbr / square: rate while on (UDP payload bits)
@@ -31,7 +34,8 @@ KINDS = ("tcp", "tcp-onoff", "cbr", "square", "norm")
 NORM_GROUP = "239.1.2.9"
 VIDEO_GROUP = "239.1.2.3"          # amcast-scenario's GROUP: the multicast session under test
 COMMON_KEYS = {"name", "kind", "src", "dst", "port", "start_s", "stop_s"}
-KEYS = {"tcp": COMMON_KEYS | {"cc"}, "tcp-onoff": COMMON_KEYS | {"cc", "on_s", "off_s"},
+KEYS = {"tcp": COMMON_KEYS | {"cc", "window_bytes"},
+        "tcp-onoff": COMMON_KEYS | {"cc", "on_s", "off_s", "window_bytes"},
         "cbr": COMMON_KEYS | {"rate_bps"}, "square": COMMON_KEYS | {"rate_bps", "on_s", "off_s"},
         "norm": COMMON_KEYS | {"dsts", "group", "rate_max_bps"}}
 
@@ -125,6 +129,10 @@ def validate(flows, hosts):
             raise ValueError(f"flow {f['name']}: {f['kind']} needs on_s and off_s")
         if f.get("cc", "reno") not in ("reno", "cubic"):
             raise ValueError(f"flow {f['name']}: cc must be reno or cubic")
+        w = f.get("window_bytes")
+        if w is not None and (isinstance(w, bool) or not isinstance(w, int) or not
+                              2048 <= w <= 1 << 30):
+            raise ValueError(f"flow {f['name']}: window_bytes must be an integer in [2048, 2^30]")
 
 
 def start_flows(topo, flows, run_dir, t0, duration, scale=1.0, interval=1.0):
@@ -147,7 +155,8 @@ def start_flows(topo, flows, run_dir, t0, duration, scale=1.0, interval=1.0):
         ons = on_periods(f, duration, scale)
         sink = topo.run(f["dst"], ["/usr/bin/python3", FLOWGEN, "sink", proto, port,
                                    os.path.join(fdir, f["name"] + ".csv"), "--t0", f"{t0:.6f}",
-                                   "--until", f"{duration:.3f}", "--interval", interval],
+                                   "--until", f"{duration:.3f}", "--interval", interval]
+                        + (["--window", int(f["window_bytes"])] if "window_bytes" in f else []),
                         log=os.path.join(logs, f"flow-{f['name']}-sink.log"))
         started.append((f, sink, None))
         if not ons:
