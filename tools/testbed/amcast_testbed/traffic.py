@@ -6,8 +6,9 @@ A flow is a dict (one [[flow]] table of a scenario file):
   kind      "tcp" | "tcp-onoff" | "cbr" | "square" | "norm"
   src, dst  host names; port (default: 5301 + index)
   cc        TCP congestion control, "reno" (the papers') or "cubic" (today's default)
-  window_bytes                tcp / tcp-onoff: the receiver's window clamp (TCP_WINDOW_CLAMP;
-                              ns-3: the sink's receive buffer): the papers' ns-2 "maximum
+  window_bytes                tcp / tcp-onoff: the receiver's window clamp (TCP_WINDOW_CLAMP on
+                              a locked receive buffer; ns-3: at most that much in flight at the
+                              sender, docs/sim.md): the papers' ns-2 "maximum
                               congestion window" (papers/003: 64 packets); default none
   start_s, stop_s             active span (default: the whole scenario)
   on_s, off_s                 tcp-onoff / square: alternate on_s active, off_s idle from start_s
@@ -210,6 +211,8 @@ def describe(flows, duration, scale=1.0):
         d = {"name": f["name"], "kind": f["kind"], "src": f["src"], "dst": dsts(f)[0],
              "cc": f.get("cc", "reno") if f["kind"].startswith("tcp") else None,
              "rate_bps": f.get("rate_bps"), "on_periods_s": on_periods(f, duration, scale)}
+        if "window_bytes" in f:
+            d["window_bytes"] = int(f["window_bytes"])
         if f["kind"] == "norm":
             d.update({"dsts": dsts(f), "group": f.get("group", NORM_GROUP), "cc": "norm-cc",
                       "rate_max_bps": f.get("rate_max_bps")})
