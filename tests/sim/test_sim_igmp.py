@@ -12,6 +12,8 @@ Run twice, leave latency 2000 ms and 500 ms (random seed each, printed). Checks,
  - mr5 received packets only while joined (its rd.txt lies inside [join, leave]);
 and between the runs: the 1.5 s of extra leave latency put more packets on mr5's link (about
 1.5 s of the stream, not checked in count: the stream's rate after the leave is the protocol's).
+Also: a receiver whose join falls after the run's end (--duration) lets the run end cleanly,
+for a single stream (asmp) and for simulcast (assp).
 """
 import json
 import os
@@ -66,12 +68,33 @@ def run_once(leave_ms, seed, base):
     return got
 
 
+def joins_after_end(base):
+    """A receiver whose join falls after the run's end never starts; the run still ends cleanly
+    (its stop crashed on sockets and a controller never made): late-join-quick's mr5 (joins at
+    50 s in the full file) with --duration 20 for asmp, and assp-accuracy's mr1 moved to 30 s for assp."""
+    sc = os.path.join(TOP, "tools", "testbed", "scenarios")
+    assp = open(os.path.join(sc, "assp-accuracy.toml")).read()
+    assert '[[receiver]]\nname = "mr1"\n' in assp
+    late = os.path.join(base, "assp-late.toml")
+    with open(late, "w") as f:
+        f.write(assp.replace('[[receiver]]\nname = "mr1"\n',
+                             '[[receiver]]\nname = "mr1"\njoin_s = 30\n'))
+    for proto, path in (("asmp", os.path.join(sc, "late-join-quick.toml")), ("assp", late)):
+        p = subprocess.run([os.path.join(TOP, "tools", "sim", "amcast-sim"), path, "--protocol",
+                            proto, "--duration", "20", "--seed", "1", "--no-report", "--out",
+                            os.path.join(base, "late-" + proto)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+        check(p.returncode == 0, f"{proto}: a receiver joining after the run's end: exit "
+              f"{p.returncode}")
+
+
 def main():
     seed = int(sys.argv[1]) if len(sys.argv) > 1 else random.SystemRandom().randint(1, 1 << 30)
     print(f"seed {seed}")
     base = tempfile.mkdtemp(prefix="amt-sim-igmp-")
     long_ = run_once(2000.0, seed, base)
     short = run_once(500.0, seed, base)
+    joins_after_end(base)
     if long_ is not None and short is not None:
         check(long_ > short, f"a longer leave latency keeps the link busy longer ({long_} > {short})")
     if failures:

@@ -292,6 +292,8 @@ AsspReceiver::StartApplication ()
 void
 AsspReceiver::StopApplication ()
 {
+  if (!cc_)
+    return;                           /* its join fell after the run's end: it never started */
   StopTimers ();
   RtcpHdr bye = {};
   bye.type = T_BYE;

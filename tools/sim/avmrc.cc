@@ -250,7 +250,8 @@ LayeredReceiver::Stats ()
 {
   amcc_receiver_stats st;
   memset (&st, 0, sizeof st);
-  amcc_receiver_get_stats (cc_, sim_now (cfg_), &st);
+  if (cc_)                            /* a receiver whose join falls after the run never started */
+    amcc_receiver_get_stats (cc_, sim_now (cfg_), &st);
   char buf[256];
   snprintf (buf, sizeof buf, "{\"protocol\": \"%s\", \"layers\": %u, \"changes\": %llu, "
       "\"after-leave\": %llu, \"adds\": %llu, \"drops\": %llu, \"model-rate\": %.1f", proto_->name,

@@ -405,6 +405,8 @@ VideoReceiver::StartApplication ()
 void
 VideoReceiver::StopApplication ()
 {
+  if (!cc_)
+    return;                           /* its join fell after the run's end: it never started */
   StopTimers ();
   RtcpHdr bye = {};                   /* rtpsession sends a BYE when the element stops */
   bye.type = T_BYE;
