@@ -2,8 +2,8 @@
 """A TCP flow's window_bytes on the testbed (traffic.py, flowgen.py: the sink clamps its
 advertised window with TCP_WINDOW_CLAMP on a locked receive buffer): tests/sim/dumbbell-20s.toml
 (4 Mb/s bottleneck, 40 ms round trip, one Reno flow next to an ASMP session) with the flow's
-window_bytes = 8000, 20 s. A flow with at most W bytes in flight moves at most 8 W / RTT, 1.6
-Mbit/s here; open, the flow took 2.9 Mbit/s of the 4 (and 2.8 with the clamp alone, before the
+window_bytes = 8000, 20 s. A flow with at most W bytes in flight moves at most 8 W / RTT, RTT
+the path's round-trip propagation delay from the file: 1.6 Mbit/s here; open, the flow took 2.9 Mbit/s of the 4 (and 2.8 with the clamp alone, before the
 buffer was locked: receive autotuning raised the clamp). Checks over 8-20 s:
  - amcast-scenario exits 0, meta.json records the window, no namespace is left behind;
  - the flow moves data, and at most 8 W / RTT + 10 % (the 1 s rows at the window's edges; one
@@ -18,10 +18,10 @@ import tempfile
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TB = os.path.join(TOP, "tools", "testbed")
 sys.path.insert(0, TB)
-from amcast_testbed import analysis  # noqa: E402
+from amcast_testbed import analysis, scenario  # noqa: E402
 from amcast_testbed.netns import leftover_namespaces  # noqa: E402
 
-WINDOW, RTT = 8000, 0.040
+WINDOW = 8000
 checks = failures = 0
 
 
@@ -50,7 +50,9 @@ def main():
     check(leftover_namespaces(meta["topology"]["prefix"]) == [], "no namespace left behind")
     check(meta["flows"][0].get("window_bytes") == WINDOW, "meta.json records the window")
     bps = analysis.flow_throughput(run, "tcp1", meta["t0"], [(8.0, 20.0)], 1.0) or 0
-    bound = 8 * WINDOW / RTT
+    sc = scenario.load(path)
+    f = sc["flow"][0]
+    bound = 8 * WINDOW / scenario.propagation_rtt_s(sc, f["src"], f["dst"])  # 40 ms: 1.6 Mbit/s
     check(0 < bps <= 1.1 * bound, f"tcp1 {bps / 1e3:.0f} kbit/s over 8-20 s, at most "
           f"8 W / RTT + 10 % = {1.1 * bound / 1e3:.0f}")
     if failures:

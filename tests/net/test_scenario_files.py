@@ -121,6 +121,8 @@ def bad_files():
         "kind must be one of": base + '\n[[flow]]\nname="f"\nkind="ftp"\nsrc="ms"\ndst="mr1"\n',
         "needs rate_bps": base + '\n[[flow]]\nname="f"\nkind="cbr"\nsrc="ms"\ndst="mr1"\n',
         "cc must be reno or cubic": base + '\n[[flow]]\nname="f"\nkind="tcp"\ncc="bbr"\nsrc="ms"\ndst="mr1"\n',
+        "layers: unknown keys ['fastleave']": base + '\n[layers]\nfastleave = true\n',
+        "layers: fast_leave 'yes' is not true or false": base + '\n[layers]\nfast_leave = "yes"\n',
         "window_bytes must be an integer": base + '\n[[flow]]\nname="f"\nkind="tcp"\nwindow_bytes=100\nsrc="ms"\ndst="mr1"\n',
         "unknown key(s) for kind cbr: window_bytes": base + '\n[[flow]]\nname="f"\nkind="cbr"\nrate_bps=1e5\nwindow_bytes=64000\nsrc="ms"\ndst="mr1"\n',
         "unknown key(s) for kind norm: cc": base + '\n[[flow]]\nname="f"\nkind="norm"\ncc="reno"\nsrc="ms"\ndst="mr1"\n',

@@ -19,9 +19,11 @@ seeds 1-3 (a run is a function of its seed: nothing here can fail by chance):
    sim's queue counters at the mark): counted at both receivers' links, at least what the
    receiver behind each lost of the layers it held, and none at r2's (the file's fast_leave:
    with the 0.4 s leave of its last-member interval alone, 40 of 2480 in each seed).
-Also: layered.bottleneck_loss on made-up testbed counters; --unsync-slots reaches the sim and changes the receivers' decisions, and amcast-sim
-refuses it for asmp; amcast-sim-ns3 refuses a layered protocol without a 'layers' record, and a layers record for a protocol that
-is not layered. About 3 s.
+Also: layered.bottleneck_loss on made-up testbed counters; clients that join after a --duration
+run ends; --unsync-slots reaches the sim and
+changes the receivers' decisions, and amcast-sim refuses it for asmp; amcast-sim-ns3 refuses a
+layered protocol without a 'layers' record, and a layers record for a protocol that is not
+layered. About 3 s.
 """
 import json
 import os
@@ -166,6 +168,22 @@ def refusals(tmp):
           f"refused: --unsync-slots with asmp ({p.returncode}: {p.stderr.strip()[:90]})")
 
 
+def late_joiners(tmp):
+    """--duration 1 on avmrc-clients.toml: 12 of the 16 clients join after the run ends. Their
+    receivers never start; the run still exits 0 with a result line for each (it crashed on
+    the stats of a controller never made)."""
+    run = os.path.join(tmp, "late")
+    p = subprocess.run([os.path.join(TOP, "tools", "sim", "amcast-sim"),
+                        os.path.join(TOP, "tools", "sim", "scenarios", "avmrc-clients.toml"),
+                        "--protocol", "avmrc", "--duration", "1", "--no-report", "--out", run],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    logs = [json_lines(os.path.join(run, "logs", f"rx-c{i}.log")) for i in range(1, 17)] \
+        if p.returncode == 0 else []
+    check(p.returncode == 0 and len(logs) == 16
+          and all(sum("result" in x for x in lg) == 1 for lg in logs),
+          f"late joiners: --duration 1 exits {p.returncode}, a result line per client")
+
+
 def counters(tmp):
     """bottleneck_loss on a testbed run's nodes.json (tbf counters at the mark and at the end:
     drops and sent packets since the mark), and None without counters or with a broken file."""
@@ -191,6 +209,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="amt-sim-avmrc-")
     try:
         counters(tmp)
+        late_joiners(tmp)
         for seed in (1, 2, 3):
             run_seed(seed, tmp)
         unsync(tmp)

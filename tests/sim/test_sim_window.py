@@ -2,8 +2,9 @@
 """A TCP flow's window_bytes in ns-3 (tools/sim/flows.cc; the testbed clamps the receiver's
 window, docs/testbed.md): tests/sim/dumbbell-20s.toml (4 Mb/s bottleneck, 40 ms round trip,
 one Reno flow next to an ASMP session), seed 1, once as it is and once with the flow's
-window_bytes = 8000. A flow with at most W bytes in flight moves at most 8 W / RTT: 1.6 Mbit/s
-here (the queue only lengthens the RTT). Checks, over the steady window (8-20 s):
+window_bytes = 8000. A flow with at most W bytes in flight moves at most 8 W / RTT, RTT the
+path's round-trip propagation delay from the file: 1.6 Mbit/s here (the queue only lengthens the
+RTT). Checks, over the steady window (8-20 s):
  - sim.conf carries the window to amcast-sim-ns3 (win=8000) only in the capped run;
  - the capped flow stays below 8 W / RTT (+2 % for the 1 s rows at the window's edges);
  - the open flow takes more than that bound (so the cap is what holds the capped one).
@@ -18,10 +19,10 @@ import tempfile
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "tools", "testbed"))
-from amcast_testbed import analysis  # noqa: E402
+from amcast_testbed import analysis, scenario  # noqa: E402
 
 FILE = os.path.join(TOP, "tests", "sim", "dumbbell-20s.toml")
-WINDOW, RTT = 8000, 0.040
+WINDOW = 8000
 checks = failures = 0
 
 
@@ -56,7 +57,10 @@ def main():
         capped = base.replace('kind = "tcp"\n', f'kind = "tcp"\nwindow_bytes = {WINDOW}\n')
         open_bps, open_conf = run(tmp, "open", base)
         cap_bps, cap_conf = run(tmp, "capped", capped)
-        bound = 8 * WINDOW / RTT
+        sc = scenario.load(FILE)
+        f = sc["flow"][0]
+        rtt = scenario.propagation_rtt_s(sc, f["src"], f["dst"])   # 0.040: 20 ms each way
+        bound = 8 * WINDOW / rtt
         print(f"# tcp1 over 8-20 s: open {(open_bps or 0) / 1e3:.0f} kbit/s, window {WINDOW} B "
               f"{(cap_bps or 0) / 1e3:.0f} kbit/s (8 W / RTT = {bound / 1e3:.0f})")
         check(f"win={WINDOW}" in cap_conf and "win=" not in open_conf,

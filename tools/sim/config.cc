@@ -14,8 +14,8 @@
  *   link A B RATE_AB RATE_BA QUEUE_AB QUEUE_BA DELAY_AB_MS DELAY_BA_MS LOSS_AB LOSS_BA
  *   sender HOST
  *   receiver NAME HOST JOIN_S LEAVE_S [TRACE]     (TRACE 0: no rd.txt/stats.csv)
- *   flow NAME KIND SRC DST CC RATE_BPS PORT [win=BYTES] [A:B ...]  (TCP sink's window; on-periods
- *                                                         in scenario seconds) */
+ *   flow NAME KIND SRC DST CC RATE_BPS PORT [win=BYTES] [A:B ...]
+ *        (TCP: at most BYTES in flight, the file's window_bytes; on-periods in scenario seconds) */
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -113,9 +113,10 @@ sim_config_read (const char *path, SimConfig &cfg)
       std::string p;
       while (ok && s >> p) {
         if (p.rfind ("win=", 0) == 0) {
-          long w = atol (p.c_str () + 4);
-          ok = w >= 2048 && w <= (1L << 30);
-          f.window = (uint32_t) w;
+          char *end = nullptr;
+          unsigned long w = strtoul (p.c_str () + 4, &end, 10);
+          ok = end && !*end && p.size () > 4 && w >= 2048 && w <= (1UL << 30);
+          f.window = ok ? (uint32_t) w : 0;
           continue;
         }
         size_t c = p.find (':');

@@ -48,7 +48,7 @@ struct SimFlow {
   double rate_bps;
   uint16_t port;
   std::vector<std::pair<double, double>> on;   /* on-periods, scenario seconds */
-  uint32_t window = 0;                         /* TCP: at most this many bytes in flight, 0 = no cap */
+  uint32_t window = 0;                         /* TCP: at most this many bytes in flight; 0: no cap */
 };
 
 /* one stream of a simulcast (ASSP) ladder, lowest first: the sender's limits */

@@ -280,7 +280,8 @@ def bottleneck_loss(run):
     summ = (nodes.get("sim") or {}).get("summary") or {}
     qs = {}
     if summ.get("queues_steady"):
-        qs = {k: (v["video"][0], v["video"][1], "session") for k, v in summ["queues_steady"].items()}
+        qs = {k: (v["video"][0], v["video"][1], "session")
+              for k, v in summ["queues_steady"].items()}
     elif nodes.get("qdisc") and nodes.get("qdisc_steady_mark"):
         for k, end in nodes["qdisc"].items():
             mk = nodes["qdisc_steady_mark"].get(k)

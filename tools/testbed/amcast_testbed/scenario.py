@@ -176,6 +176,20 @@ def ladder_arg(streams):
     return ",".join(f"{s['width']}x{s['height']}:{s['min_bps']}:{s['max_bps']}" for s in streams)
 
 
+# [layers] (amcast_testbed/layered.py): a misspelt key would silently leave its default
+LAYER_KEYS = {"channels", "b1_bps", "factor", "period_ms", "packet_size",
+              "last_member_interval_cs", "fast_leave"}
+
+
+def validate_layers(ly):
+    unknown = set(ly) - LAYER_KEYS
+    if unknown:
+        raise ValueError(f"layers: unknown keys {sorted(unknown)} (allowed: "
+                         f"{', '.join(sorted(LAYER_KEYS))})")
+    if not isinstance(ly.get("fast_leave", False), bool):
+        raise ValueError(f"layers: fast_leave {ly['fast_leave']!r} is not true or false")
+
+
 def validate(sc):
     for k in ("name", "duration_s", "hosts", "sender", "link", "receiver"):
         if k not in sc:
@@ -211,6 +225,7 @@ def validate(sc):
         raise ValueError(f"video.fec {fec!r}: one of {', '.join(FEC_MODES)}")
     traffic.validate(sc.get("flow", []), hosts)
     validate_streams(sc.get("video", {}))
+    validate_layers(sc.get("layers", {}))
     if float(sc["duration_s"]) <= 0 or not 0 < float(sc.get("short_scale", 1)) <= 1:
         raise ValueError("duration_s must be > 0 and short_scale in (0, 1]")
 
@@ -283,6 +298,14 @@ def path(sc, src, dst):
 def hops(sc, src, dst):
     p = path(sc, src, dst)
     return list(zip(p, p[1:]))
+
+
+def propagation_rtt_s(sc, src, dst):
+    """Round-trip propagation delay between two nodes, s: the links' delay_ms, both ways."""
+    d = {}
+    for ln in sc["link"]:
+        d[(ln["a"], ln["b"])], d[(ln["b"], ln["a"])] = pair(ln.get("delay_ms", 0))
+    return sum(d[(x, y)] + d[(y, x)] for x, y in hops(sc, src, dst)) / 1e3
 
 
 def bottleneck(sc, src, dst):
