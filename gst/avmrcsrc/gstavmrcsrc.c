@@ -117,16 +117,14 @@ apply_layers (GstElement * element, gpointer data)
   g_mutex_unlock (&self->lock);
   for (i = 0; i < nl; i++) {
     GST_INFO_OBJECT (self, "leaving %s", GST_OBJECT_NAME (leave[i]));
-    gst_element_set_locked_state (leave[i], TRUE);
-    gst_element_set_state (leave[i], GST_STATE_NULL);   /* closes its socket: IGMP leave */
+    gst_am_udpsrc_set_joined (leave[i], FALSE);
     gst_object_unref (leave[i]);
   }
   for (i = 0; i < nj; i++) {
     GST_INFO_OBJECT (self, "joining %s", GST_OBJECT_NAME (join[i]));
     /* srtp-key: the layer's sequence numbers went on while we were away */
     gst_am_srtp_forget (self->srtp, joined[i]);
-    gst_element_set_locked_state (join[i], FALSE);
-    gst_element_sync_state_with_parent (join[i]);
+    gst_am_udpsrc_set_joined (join[i], TRUE);
     gst_object_unref (join[i]);
   }
 }

@@ -78,6 +78,16 @@ gst_am_net_setup_udpsrc (GstElement * udpsrc, const GstAmNetConfig * c, gint por
 }
 
 void
+gst_am_udpsrc_set_joined (GstElement * udpsrc, gboolean joined)
+{
+  gst_element_set_locked_state (udpsrc, !joined);
+  if (joined)
+    gst_element_sync_state_with_parent (udpsrc);
+  else
+    gst_element_set_state (udpsrc, GST_STATE_NULL);
+}
+
+void
 gst_am_net_setup_udpsink (GstElement * udpsink, const GstAmNetConfig * c,
     const gchar * host, gint port)
 {
