@@ -41,16 +41,18 @@ enum {
 };
 #define PROP_SRTP_KEY 100       /* srtp-key (gst/common/gstamsrtp.c), after the FEC ones */
 struct _GstAsmpSink {
-  GstBin parent;
+  GstAmSessionBin parent;
   GstPad *sinkpad;
-  GstElement *rtpbin, *rtp_sink, *rtcp_sink, *rtcp_src, *pacer;
+  GstElement *pacer;
+  /* the base bin's (gst/common/gstamsessionbin.h): rtpbin and session 0's udpsinks and udpsrc */
+  GstElement *rtpbin, *rtp_sink, *rtcp_sink, *rtcp_src;
   GObject *session;
   GstAmSrtp *srtp;              /* srtp-key: rtpbin's encoder and decoder (its own lock) */
 
   GMutex lock;
   GMutex *lockp;                /* everything below: &lock, or a group's (asspsimulcast) */
   const amcc_protocol *group_protocol;  /* set by a group: overrides `protocol` */
-  GstAmNetConfig net;
+  GstAmNetConfig *net;          /* the base bin's */
   gint protocol;                /* GST_TYPE_AM_PROTOCOL: index into lib/cc's registry */
   guint initial_bps, min_bps, max_bps, target_bps;
   GstElement *encoder_prop;
@@ -69,7 +71,6 @@ struct _GstAsmpSink {
   guint32 own_ssrc;
   GstStructure *stats;
   GstClockID early_id;
-  GstAmEosGuard eos_guard;
 
   /* FEC (gstasmpsink-fec.h): the bytes of parity count inside target_bps */
   GstAsmpSinkFec fec;

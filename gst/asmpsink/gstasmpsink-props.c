@@ -90,7 +90,7 @@ gst_asmp_sink_set_property (GObject * object, guint prop_id, const GValue * valu
       gst_am_encoder_set_intra_refresh (&self->enc, g_value_get_boolean (value));
       break;
     default:
-      if (!gst_am_net_config_set_property (&self->net, pspec, value)
+      if (!gst_am_net_config_set_property (self->net, pspec, value)
           && !gst_asmp_sink_fec_set_property (&self->fec, pspec, value)
           && !gst_am_srtp_set_property (self->srtp, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -150,7 +150,7 @@ gst_asmp_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     }
     default:
-      if (!gst_am_net_config_get_property (&self->net, pspec, value)
+      if (!gst_am_net_config_get_property (self->net, pspec, value)
           && !gst_asmp_sink_fec_get_property (&self->fec, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;

@@ -3,7 +3,8 @@
  *
  *   ... ! x264enc ! rtph264pay ! asmpsink address=239.1.2.3 port=5004
  *
- * Inside: ghost sink -> pacer (gst/common/gstampacer.c) -> rtpbin send_rtp_sink_0
+ * Inside (the base bin, gst/common/gstamsessionbin.h, makes session 0 and opens its sockets):
+ *         ghost sink -> pacer (gst/common/gstampacer.c) -> rtpbin send_rtp_sink_0
  *           -> send_rtp_src_0 -> udpsink (RTP)
  *         rtpbin send_rtcp_src_0 -> udpsink (RTCP, port + 1, socket shared with the udpsrc)
  *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
@@ -29,7 +30,7 @@ GST_DEBUG_CATEGORY (asmpsink_debug);    /* gstasmpsink-fec.c logs to it too */
 enum { SIGNAL_EXCLUDE_RECEIVER, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-G_DEFINE_TYPE (GstAsmpSink, gst_asmp_sink, GST_TYPE_BIN);
+G_DEFINE_TYPE (GstAsmpSink, gst_asmp_sink, GST_TYPE_AM_SESSION_BIN);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (asmpsink, "asmpsink", GST_RANK_NONE,
     GST_TYPE_ASMP_SINK, GST_DEBUG_CATEGORY_INIT (asmpsink_debug, "asmpsink", 0,
         "adaptive multicast RTP sender"));
@@ -103,8 +104,8 @@ write_sdp (GstAsmpSink * self, GstCaps * caps)
 
   g_mutex_lock (self->lockp);
   path = g_strdup (self->sdp_file);
-  net = self->net;
-  net.address = g_strdup (self->net.address);
+  net = *self->net;
+  net.address = g_strdup (self->net->address);
   g_mutex_unlock (self->lockp);
   gst_am_sdp_write_or_warn (GST_ELEMENT (self), path, caps, &net);
   g_free (net.address);
@@ -144,8 +145,8 @@ rtp_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       gst_am_trace_flush (self->sd);
       gst_am_trace_flush (self->rate);
       g_mutex_unlock (self->lockp);
-      gst_am_eos_guard_arm (&self->eos_guard, 2 * (gint64) self->rtcp_interval_ms * GST_MSECOND
-          + 100 * GST_MSECOND);
+      gst_am_session_bin_arm_eos_guards (GST_AM_SESSION_BIN (self),
+          2 * (gint64) self->rtcp_interval_ms * GST_MSECOND + 100 * GST_MSECOND);
     }
   }
   return GST_PAD_PROBE_OK;
@@ -288,11 +289,9 @@ start_locked (GstAsmpSink * self)
 {
   GstAmCcConfig cfg = { 0 };
   GError *err = NULL;
-  gboolean mc = gst_am_address_is_multicast (self->net.address), ok;
+  gboolean mc = gst_am_address_is_multicast (self->net->address), ok;
   GBytes *key;
 
-  if (!gst_am_srtp_start (self->srtp))
-    return FALSE;               /* the key is not one: error posted */
   if (self->min_bps > self->max_bps || self->initial_bps < self->min_bps
       || self->initial_bps > self->max_bps) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL),
@@ -300,14 +299,13 @@ start_locked (GstAsmpSink * self)
             self->min_bps, self->initial_bps, self->max_bps));
     return FALSE;
   }
-  gst_am_net_setup_udpsink (self->rtp_sink, &self->net, self->net.address, self->net.port);
-  gst_am_net_setup_udpsink (self->rtcp_sink, &self->net, self->net.address,
-      self->net.port + 1);
-  gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
-  GST_INFO_OBJECT (self, "sending to %s:%d (%s), RTCP on %d", self->net.address,
-      self->net.port, mc ? "multicast" : "unicast", self->net.port + 1);
+  gst_am_session_bin_set_address (GST_AM_SESSION_BIN (self),
+      gst_am_session_bin_session (GST_AM_SESSION_BIN (self), 0), self->net->address,
+      self->net->port, NULL);
+  GST_INFO_OBJECT (self, "sending to %s:%d (%s), RTCP on %d", self->net->address,
+      self->net->port, mc ? "multicast" : "unicast", self->net->port + 1);
   key = gst_am_srtp_get_key (self->srtp);
-  ok = gst_asmp_sink_fec_start (&self->fec, GST_ELEMENT (self), self->rtpbin, &self->net, key,
+  ok = gst_asmp_sink_fec_start (&self->fec, GST_ELEMENT (self), self->rtpbin, self->net, key,
       self->trace_dir, gst_am_now ());
   if (key)
     g_bytes_unref (key);
@@ -349,7 +347,6 @@ static void
 stop_locked (GstAsmpSink * self)
 {
   gst_am_timer_stop (&self->early_id);
-  gst_am_eos_guard_reset (&self->eos_guard);
   g_clear_pointer (&self->cc, gst_am_cc_sender_free);
   g_clear_pointer (&self->sd, gst_am_trace_close);
   g_clear_pointer (&self->rate, gst_am_trace_close);
@@ -371,6 +368,29 @@ attach_encoder (GstAsmpSink * self)
   gst_clear_object (&enc);
 }
 
+/* NULL -> READY, called by the base bin before it opens the RTCP socket */
+static gboolean
+gst_asmp_sink_start (GstAmSessionBin * bin)
+{
+  GstAsmpSink *self = GST_ASMP_SINK (bin);
+  gboolean ok;
+
+  g_mutex_lock (self->lockp);
+  ok = start_locked (self);
+  g_mutex_unlock (self->lockp);
+  return ok;
+}
+
+static void
+gst_asmp_sink_stop (GstAmSessionBin * bin)
+{
+  GstAsmpSink *self = GST_ASMP_SINK (bin);
+
+  g_mutex_lock (self->lockp);
+  stop_locked (self);
+  g_mutex_unlock (self->lockp);
+}
+
 static GstStateChangeReturn
 gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
 {
@@ -378,19 +398,6 @@ gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
   GstStateChangeReturn ret;
 
   switch (transition) {
-    case GST_STATE_CHANGE_NULL_TO_READY:
-      g_mutex_lock (self->lockp);
-      if (!start_locked (self)) {
-        stop_locked (self);
-        g_mutex_unlock (self->lockp);
-        return GST_STATE_CHANGE_FAILURE;
-      }
-      g_mutex_unlock (self->lockp);
-      /* open the RTCP socket first and send RTCP from it */
-      if (gst_element_set_state (self->rtcp_src, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE)
-        return GST_STATE_CHANGE_FAILURE;
-      gst_am_net_share_socket (self->rtcp_src, self->rtcp_sink);
-      break;
     case GST_STATE_CHANGE_READY_TO_PAUSED:
       attach_encoder (self);
       break;
@@ -405,7 +412,6 @@ gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
       gst_am_trace_flush (self->sd);
       gst_am_trace_flush (self->rate);
       g_mutex_unlock (self->lockp);
-      gst_am_eos_guard_reset (&self->eos_guard);
       break;
     default:
       break;
@@ -414,11 +420,6 @@ gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
   switch (transition) {
     case GST_STATE_CHANGE_PAUSED_TO_READY:
       gst_am_encoder_attach (&self->enc, NULL, 0);
-      break;
-    case GST_STATE_CHANGE_READY_TO_NULL:
-      g_mutex_lock (self->lockp);
-      stop_locked (self);
-      g_mutex_unlock (self->lockp);
       break;
     default:
       break;
@@ -429,12 +430,13 @@ gst_asmp_sink_change_state (GstElement * element, GstStateChange transition)
 static void
 gst_asmp_sink_init (GstAsmpSink * self)
 {
-  GstBin *bin = GST_BIN (self);
+  GstAmSessionBin *sb = GST_AM_SESSION_BIN (self);
+  GstAmSession *s;
   GstPad *pad;
 
   g_mutex_init (&self->lock);
   self->lockp = &self->lock;
-  gst_am_net_config_init (&self->net);
+  self->net = gst_am_session_bin_net (sb);
   gst_am_encoder_init (&self->enc);
   self->protocol = GST_AM_PROTOCOL_DEFAULT;
   self->initial_bps = DEFAULT_INITIAL_BPS;
@@ -452,26 +454,22 @@ gst_asmp_sink_init (GstAsmpSink * self)
   gst_asmp_sink_fec_init (&self->fec, GST_OBJECT (self));
 
   self->pacer = gst_am_pacer_new ("pacer");
-  gst_bin_add (bin, self->pacer);
+  gst_bin_add (GST_BIN (self), self->pacer);
   configure_pacer_locked (self);
-  self->rtpbin = gst_am_make (bin, "rtpbin", "rtpbin");
-  /* before rtpbin's pads are requested: that is when it asks for its encoder and decoders */
-  self->srtp = gst_am_srtp_new (GST_ELEMENT (self), self->rtpbin);
-  self->rtp_sink = gst_am_make (bin, "udpsink", "rtp_sink");
-  self->rtcp_sink = gst_am_make (bin, "udpsink", "rtcp_sink");
-  self->rtcp_src = gst_am_make (bin, "udpsrc", "rtcp_src");
+  self->rtpbin = gst_am_session_bin_rtpbin (sb);
+  self->srtp = gst_am_session_bin_srtp (sb);
   self->sinkpad = gst_am_ghost_pad_from_static ("sink", &sink_template);
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
-  if (!self->rtpbin || !self->rtp_sink || !self->rtcp_sink || !self->rtcp_src)
-    return;                     /* error posted; the element fails to start */
-
   pad = gst_element_get_static_pad (self->pacer, "sink");
   gst_ghost_pad_set_target (GST_GHOST_PAD (self->sinkpad), pad);
   gst_object_unref (pad);
-  gst_element_link_pads (self->pacer, "src", self->rtpbin, "send_rtp_sink_0");
-  gst_element_link_pads (self->rtpbin, "send_rtp_src_0", self->rtp_sink, "sink");
-  gst_element_link_pads (self->rtpbin, "send_rtcp_src_0", self->rtcp_sink, "sink");
-  gst_element_link_pads (self->rtcp_src, "src", self->rtpbin, "recv_rtcp_sink_0");
+  s = gst_am_session_bin_add (sb, GST_AM_SESSION_SEND | GST_AM_SESSION_RTCP_IN, "",
+      self->pacer);
+  if (!s)
+    return;                     /* error posted; the element fails to start */
+  self->rtp_sink = s->rtp_sink;
+  self->rtcp_sink = s->rtcp_sink;
+  self->rtcp_src = s->rtcp_src;
 
   /* RTP as it leaves rtpsession (before srtpenc: the stamps are authenticated, the payload
    * still readable), RTCP as it arrives (after srtpdec: only what authenticated) */
@@ -479,7 +477,6 @@ gst_asmp_sink_init (GstAsmpSink * self)
       GST_PAD_PROBE_TYPE_BUFFER_LIST | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, rtp_out_probe, self);
   gst_am_srtp_add_probe (self->srtp, 0, GST_AM_SRTP_RTCP_RECV, GST_PAD_PROBE_TYPE_BUFFER,
       rtcp_in_probe, self);
-  gst_am_eos_guard_init (&self->eos_guard, GST_OBJECT (self), self->rtcp_sink);
 
   self->session = gst_am_internal_session (self->rtpbin);
   if (self->session)
@@ -498,13 +495,10 @@ gst_asmp_sink_finalize (GObject * object)
     g_object_unref (self->session);
   }
   gst_am_encoder_clear (&self->enc);
-  gst_am_eos_guard_clear (&self->eos_guard);
   gst_clear_object (&self->encoder_prop);
-  gst_am_net_config_clear (&self->net);
   g_free (self->trace_dir);
   g_free (self->sdp_file);
   gst_asmp_sink_fec_clear (&self->fec);
-  gst_am_srtp_free (self->srtp);
   if (self->stats)
     gst_structure_free (self->stats);
   g_mutex_clear (&self->lock);
@@ -536,6 +530,8 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
   gobject_class->get_property = gst_asmp_sink_get_property;
   gobject_class->finalize = gst_asmp_sink_finalize;
   element_class->change_state = gst_asmp_sink_change_state;
+  GST_AM_SESSION_BIN_CLASS (klass)->start = gst_asmp_sink_start;
+  GST_AM_SESSION_BIN_CLASS (klass)->stop = gst_asmp_sink_stop;
 
   gst_asmp_sink_install_properties (gobject_class);
   signals[SIGNAL_EXCLUDE_RECEIVER] = g_signal_new_class_handler ("exclude-receiver",

@@ -3,10 +3,11 @@
 #define GST_ASMP_SINK_H
 #include <gst/gst.h>
 #include <amcc/controller.h>
+#include "../common/gstamsessionbin.h"
 
 G_BEGIN_DECLS
 #define GST_TYPE_ASMP_SINK (gst_asmp_sink_get_type ())
-G_DECLARE_FINAL_TYPE (GstAsmpSink, gst_asmp_sink, GST, ASMP_SINK, GstBin)
+G_DECLARE_FINAL_TYPE (GstAsmpSink, gst_asmp_sink, GST, ASMP_SINK, GstAmSessionBin)
 GST_ELEMENT_REGISTER_DECLARE (asmpsink);
 
 /* For a bin of several streams (asspsimulcast), in NULL state: the sink takes `lock` for all its

@@ -24,8 +24,9 @@ enum {
 #define PROP_SRTP_KEY N_PROPS   /* srtp-key (gst/common/gstamsrtp.c) */
 
 struct _GstAsmpSrc {
-  GstBin parent;
+  GstAmSessionBin parent;
   GstPad *srcpad;
+  /* the base bin's (gst/common/gstamsessionbin.h): rtpbin and session 0's udpsrcs and udpsink */
   GstElement *rtpbin, *rtp_src, *rtcp_src, *rtcp_sink;
   GObject *session;
   GstAmSrtp *srtp;              /* srtp-key: rtpbin's encoder and decoder (its own lock) */
@@ -33,7 +34,7 @@ struct _GstAsmpSrc {
   GMutex lock;
   GMutex *lockp;                /* everything below: &lock, or a group's (asspsrc) */
   const amcc_protocol *group_protocol;  /* in a group: the receiver is the group's (cc lent) */
-  GstAmNetConfig net;
+  GstAmNetConfig *net;          /* the base bin's */
   gchar *rtcp_address;
   gint protocol;                /* GST_TYPE_AM_PROTOCOL: index into lib/cc's registry */
   GstCaps *caps;

@@ -52,7 +52,7 @@ gst_asmp_src_set_property (GObject * object, guint prop_id, const GValue * value
       self->traced = FALSE;
       break;
     default:
-      if (!gst_am_net_config_set_property (&self->net, pspec, value)
+      if (!gst_am_net_config_set_property (self->net, pspec, value)
           && !gst_am_srtp_set_property (self->srtp, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -91,7 +91,7 @@ gst_asmp_src_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     }
     default:
-      if (!gst_am_net_config_get_property (&self->net, pspec, value))
+      if (!gst_am_net_config_get_property (self->net, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }

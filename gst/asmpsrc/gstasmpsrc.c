@@ -4,7 +4,8 @@
  *
  *   asmpsrc address=239.1.2.3 port=5004 ! rtph264depay ! avdec_h264 ! ...
  *
- * Inside: udpsrc (RTP) -> rtpbin recv_rtp_sink_0 -> recv_rtp_src_0_SSRC_PT -> ghost src
+ * Inside (the base bin, gst/common/gstamsessionbin.h, makes session 0 and opens its sockets):
+ *         udpsrc (RTP) -> rtpbin recv_rtp_sink_0 -> recv_rtp_src_0_SSRC_PT -> ghost src
  *         udpsrc (RTCP, port + 1) -> rtpbin recv_rtcp_sink_0
  *         rtpbin send_rtcp_src_0 -> udpsink (RTCP to the group, socket shared with the udpsrc)
  * Leaving (EOS, or PAUSED -> READY) it says BYE for the SSRC of its RRs on that socket
@@ -27,7 +28,7 @@
 GST_DEBUG_CATEGORY_STATIC (asmpsrc_debug);
 #define GST_CAT_DEFAULT asmpsrc_debug
 
-G_DEFINE_TYPE (GstAsmpSrc, gst_asmp_src, GST_TYPE_BIN);
+G_DEFINE_TYPE (GstAsmpSrc, gst_asmp_src, GST_TYPE_AM_SESSION_BIN);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (asmpsrc, "asmpsrc", GST_RANK_NONE,
     GST_TYPE_ASMP_SRC, GST_DEBUG_CATEGORY_INIT (asmpsrc_debug, "asmpsrc", 0,
         "adaptive multicast RTP receiver"));
@@ -319,21 +320,18 @@ start_locked (GstAsmpSrc * self)
   GstAmCcConfig cfg = { 0 };
   GError *err = NULL;
   gint clock_rate = 90000;
-  const gchar *rtcp_to = self->rtcp_address ? self->rtcp_address : self->net.address;
 
-  if (!gst_am_srtp_start (self->srtp))
-    return FALSE;               /* the key is not one: error posted */
   if (gst_caps_get_size (self->caps) > 0)
     gst_structure_get_int (gst_caps_get_structure (self->caps, 0), "clock-rate", &clock_rate);
-  gst_am_net_setup_udpsrc (self->rtp_src, &self->net, self->net.port);
+  gst_am_session_bin_set_address (GST_AM_SESSION_BIN (self),
+      gst_am_session_bin_session (GST_AM_SESSION_BIN (self), 0), self->net->address,
+      self->net->port, self->rtcp_address);
   g_object_set (self->rtp_src, "caps", self->caps, NULL);
-  gst_am_net_setup_udpsrc (self->rtcp_src, &self->net, self->net.port + 1);
-  gst_am_net_setup_udpsink (self->rtcp_sink, &self->net, rtcp_to, self->net.port + 1);
   if (self->fec) {
     GstPad *up = gst_element_get_static_pad (self->rtp_src, "src");
     GBytes *key = gst_am_srtp_get_key (self->srtp);
     gboolean ok = self->fec_address && gst_am_fec_recv_setup (&self->fecrx, GST_BIN (self), up,
-        &self->net, self->fec_address, self->net.port, key);
+        self->net, self->fec_address, self->net->port, key);
     gst_object_unref (up);
     if (key)
       g_bytes_unref (key);
@@ -397,18 +395,6 @@ gst_asmp_src_change_state (GstElement * element, GstStateChange transition)
   guint32 bye_ssrc = 0;
 
   switch (transition) {
-    case GST_STATE_CHANGE_NULL_TO_READY:
-      g_mutex_lock (self->lockp);
-      if (!start_locked (self)) {
-        stop_locked (self);
-        g_mutex_unlock (self->lockp);
-        return GST_STATE_CHANGE_FAILURE;
-      }
-      g_mutex_unlock (self->lockp);
-      if (gst_element_set_state (self->rtcp_src, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE)
-        return GST_STATE_CHANGE_FAILURE;
-      gst_am_net_share_socket (self->rtcp_src, self->rtcp_sink);
-      break;
     case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
       g_mutex_lock (self->lockp);
       gst_am_timer_stop (&self->early_id);
@@ -433,22 +419,41 @@ gst_asmp_src_change_state (GstElement * element, GstStateChange transition)
     self->left = FALSE;   /* a restart without NULL: it may owe a BYE again */
     g_mutex_unlock (self->lockp);
   }
-  if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
-    g_mutex_lock (self->lockp);
-    stop_locked (self);
-    g_mutex_unlock (self->lockp);
-  }
   return ret;
+}
+
+/* NULL -> READY, called by the base bin before it opens the RTCP socket */
+static gboolean
+gst_asmp_src_start (GstAmSessionBin * bin)
+{
+  GstAsmpSrc *self = GST_ASMP_SRC (bin);
+  gboolean ok;
+
+  g_mutex_lock (self->lockp);
+  ok = start_locked (self);
+  g_mutex_unlock (self->lockp);
+  return ok;
+}
+
+static void
+gst_asmp_src_stop (GstAmSessionBin * bin)
+{
+  GstAsmpSrc *self = GST_ASMP_SRC (bin);
+
+  g_mutex_lock (self->lockp);
+  stop_locked (self);
+  g_mutex_unlock (self->lockp);
 }
 
 static void
 gst_asmp_src_init (GstAsmpSrc * self)
 {
-  GstBin *bin = GST_BIN (self);
+  GstAmSessionBin *sb = GST_AM_SESSION_BIN (self);
+  GstAmSession *s;
 
   g_mutex_init (&self->lock);
   self->lockp = &self->lock;
-  gst_am_net_config_init (&self->net);
+  self->net = gst_am_session_bin_net (sb);
   self->protocol = GST_AM_PROTOCOL_DEFAULT;
   self->caps = gst_caps_from_string (DEFAULT_CAPS);
   self->rtcp_interval_ms = GST_AM_DEFAULT_RTCP_INTERVAL_MS;
@@ -459,24 +464,23 @@ gst_asmp_src_init (GstAsmpSrc * self)
   self->fecrx.on_late = on_late;
   self->fecrx.user = self;
 
-  self->rtpbin = gst_am_make (bin, "rtpbin", "rtpbin");
-  /* before rtpbin's pads are requested: that is when it asks for its encoder and decoders */
-  self->srtp = gst_am_srtp_new (GST_ELEMENT (self), self->rtpbin);
-  self->rtp_src = gst_am_make (bin, "udpsrc", "rtp_src");
-  self->rtcp_src = gst_am_make (bin, "udpsrc", "rtcp_src");
-  self->rtcp_sink = gst_am_make (bin, "udpsink", "rtcp_sink");
+  self->rtpbin = gst_am_session_bin_rtpbin (sb);
+  self->srtp = gst_am_session_bin_srtp (sb);
   self->srcpad = gst_am_ghost_pad_from_static ("src", &src_template);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
-  if (!self->rtpbin || !self->rtp_src || !self->rtcp_src || !self->rtcp_sink)
-    return;
+  if (!self->rtpbin)
+    return;                     /* error posted; the element fails to start */
 
   /* forged SRs from new SSRCs made rtpbin create a stream (and threads) each: 9 -> 509 threads
    * after 250 (issue 14); one sender needs one, a restarted sender a second for a while */
   g_object_set (self->rtpbin, "max-streams", MAX_STREAMS, NULL);
   g_signal_connect (self->rtpbin, "pad-added", G_CALLBACK (on_pad_added), self);
-  gst_element_link_pads (self->rtp_src, "src", self->rtpbin, "recv_rtp_sink_0");
-  gst_element_link_pads (self->rtcp_src, "src", self->rtpbin, "recv_rtcp_sink_0");
-  gst_element_link_pads (self->rtpbin, "send_rtcp_src_0", self->rtcp_sink, "sink");
+  s = gst_am_session_bin_add (sb, GST_AM_SESSION_RECV | GST_AM_SESSION_RTCP_IN, "", NULL);
+  if (!s)
+    return;
+  self->rtp_src = s->rtp_src;
+  self->rtcp_src = s->rtcp_src;
+  self->rtcp_sink = s->rtcp_sink;
 
   gst_am_srtp_add_probe (self->srtp, 0, GST_AM_SRTP_RTP_RECV, GST_PAD_PROBE_TYPE_BUFFER |
       GST_PAD_PROBE_TYPE_BUFFER_LIST, rtp_plain_probe, self);
@@ -502,13 +506,11 @@ gst_asmp_src_finalize (GObject * object)
     g_object_unref (self->session);
   }
   g_hash_table_destroy (self->seqext);
-  gst_am_net_config_clear (&self->net);
   g_free (self->rtcp_address);
   gst_clear_caps (&self->caps);
   g_free (self->trace_dir);
   g_free (self->fec_address);
   gst_am_fec_recv_clear (&self->fecrx);
-  gst_am_srtp_free (self->srtp);
   if (self->stats)
     gst_structure_free (self->stats);
   g_mutex_clear (&self->lock);
@@ -525,6 +527,8 @@ gst_asmp_src_class_init (GstAsmpSrcClass * klass)
   gobject_class->get_property = gst_asmp_src_get_property;
   gobject_class->finalize = gst_asmp_src_finalize;
   element_class->change_state = gst_asmp_src_change_state;
+  GST_AM_SESSION_BIN_CLASS (klass)->start = gst_asmp_src_start;
+  GST_AM_SESSION_BIN_CLASS (klass)->stop = gst_asmp_src_stop;
 
   gst_asmp_src_install_properties (gobject_class);
 

@@ -3,10 +3,11 @@
 #define GST_ASMP_SRC_H
 #include <gst/gst.h>
 #include <amcc/controller.h>
+#include "../common/gstamsessionbin.h"
 
 G_BEGIN_DECLS
 #define GST_TYPE_ASMP_SRC (gst_asmp_src_get_type ())
-G_DECLARE_FINAL_TYPE (GstAsmpSrc, gst_asmp_src, GST, ASMP_SRC, GstBin)
+G_DECLARE_FINAL_TYPE (GstAsmpSrc, gst_asmp_src, GST, ASMP_SRC, GstAmSessionBin)
 GST_ELEMENT_REGISTER_DECLARE (asmpsrc);
 
 /* For a bin of several streams (asspsrc), in NULL state: the source takes `lock` for all its

@@ -8,7 +8,7 @@
  *   videotestsrc ! vp8enc (temporal-scalability-*) ! rtpvp8pay ! avmrclayers layers=3
  *
  * Inside, per layer i: pacer -> rtpbin session i -> udpsink (address + i, port + 2 i), RTCP
- * SRs to port + 2 i + 1. The sink pad's chain routes into the pacers; each layer is paced at
+ * SRs to port + 2 i + 1 (the sessions are the base bin's, gst/common/gstamsessionbin.h). The sink pad's chain routes into the pacers; each layer is paced at
  * what it carried in the last scheduling period (x pacing-factor). Every receiver decision is
  * lib/cc's (avmrcsrc).
  * srtp-key: each session's encoder is a slot of gst/common/gstamsrtp.c (srtpenc: every layer's
@@ -46,9 +46,8 @@ enum {
 static GParamSpec *props[N_PROPS];
 
 typedef struct {
-  GstElement *pacer, *rtp_sink, *rtcp_sink;
+  GstElement *pacer;            /* feeds session i of the base bin */
   GstPad *pacer_sink;
-  GstAmEosGuard guard;
   guint32 ssrc;
   guint16 seq;
   amcc_seq_ext seqext;          /* srtp-key: the layer's extended seq, stamped for the ROC */
@@ -59,14 +58,13 @@ typedef struct {
 typedef struct { struct _GstAvmrcLayers *self; guint index; } LayerRef;
 
 struct _GstAvmrcLayers {
-  GstBin parent;
+  GstAmSessionBin parent;
   GstPad *sinkpad;
-  GstElement *rtpbin;
-  GstAmSrtp *srtp;              /* its own lock */
+  GstAmSrtp *srtp;              /* the base bin's (its own lock) */
   gboolean keyed;               /* srtp-key set at the last start */
 
   GMutex lock;                  /* everything below */
-  GstAmNetConfig net;           /* address and port: layer 0's */
+  GstAmNetConfig *net;          /* the base bin's; address and port: layer 0's */
   guint layers;
   guint slot_ms, n_add;
   gboolean pacing;
@@ -80,7 +78,7 @@ struct _GstAvmrcLayers {
   guint64 not_rtp, truncated, not_vp8, tid_over, stamp_failed;
 };
 
-G_DEFINE_TYPE (GstAvmrcLayers, gst_avmrc_layers, GST_TYPE_BIN);
+G_DEFINE_TYPE (GstAvmrcLayers, gst_avmrc_layers, GST_TYPE_AM_SESSION_BIN);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (avmrclayers, "avmrclayers", GST_RANK_NONE,
     GST_TYPE_AVMRC_LAYERS, GST_DEBUG_CATEGORY_INIT (avmrclayers_debug, "avmrclayers", 0,
         "AVMRC layered RTP sender"));
@@ -188,11 +186,9 @@ sink_event (GstPad * pad, GstObject * parent, GstEvent * ev)
     gst_object_unref (targets[i]);
   }
   if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS)
-    for (i = 0; i < n; i++)
-      gst_am_eos_guard_arm (&self->lay[i].guard, EOS_GUARD_NS);
+    gst_am_session_bin_arm_eos_guards (GST_AM_SESSION_BIN (self), EOS_GUARD_NS);
   if (GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP)
-    for (i = 0; i < n; i++)
-      gst_am_eos_guard_reset (&self->lay[i].guard);
+    gst_am_session_bin_reset_eos_guards (GST_AM_SESSION_BIN (self));
   gst_event_unref (ev);
   return TRUE;
 }
@@ -241,60 +237,51 @@ stamp_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 
 /* ---------------------------------------------------------------- layers */
 
+/* NULL -> READY, called by the base bin (the SRTP key is checked): a pacer and a sending RTP
+ * session per layer, on the layer's group and ports */
 static gboolean
-build_layers (GstAvmrcLayers * self)
+start (GstAmSessionBin * bin)
 {
-  GstBin *bin = GST_BIN (self);
+  GstAvmrcLayers *self = GST_AVMRC_LAYERS (bin);
   amcc_avmrc_params p;
   guint i;
 
   g_mutex_lock (&self->lock);
+  self->keyed = gst_am_srtp_enabled (self->srtp);
   for (i = 0; i < self->layers; i++) {
     Layer *l = &self->lay[i];
-    gchar *addr = gst_am_layer_address (self->net.address, i), *name;
-    gint port = self->net.port + 2 * (gint) i;
+    gchar *addr = gst_am_layer_address (self->net->address, i), *name;
+    gint port = self->net->port + 2 * (gint) i;
+    GstAmSession *s;
     GstPad *src;
     LayerRef *ref;
 
     if (!addr || port + 1 > 65535) {
-      g_mutex_unlock (&self->lock);
-      g_free (addr);
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("layer %u: no address/port from "
-              "%s:%d (IPv4 base + %u, port + %u)", i, self->net.address, self->net.port, i,
+              "%s:%d (IPv4 base + %u, port + %u)", i, self->net->address, self->net->port, i,
               2 * i));
+      g_free (addr);
+      g_mutex_unlock (&self->lock);
       return FALSE;
     }
     name = g_strdup_printf ("pacer_%u", i);
     l->pacer = gst_am_pacer_new (name);
     g_free (name);
-    gst_bin_add (bin, l->pacer);
+    gst_bin_add (GST_BIN (self), l->pacer);
     gst_am_pacer_configure (GST_AM_PACER (l->pacer), self->pacing, self->pacing_factor,
         self->period_ms, GST_AM_PACER_SLOT_MS);
     gst_am_pacer_set_rate (GST_AM_PACER (l->pacer), 0);
-    name = g_strdup_printf ("rtp_sink_%u", i);
-    l->rtp_sink = gst_am_make (bin, "udpsink", name);
+    self->built = i + 1;        /* its pacer goes in stop */
+    name = g_strdup_printf ("_%u", i);
+    s = gst_am_session_bin_add (bin, GST_AM_SESSION_SEND, name, l->pacer);
     g_free (name);
-    name = g_strdup_printf ("rtcp_sink_%u", i);
-    l->rtcp_sink = gst_am_make (bin, "udpsink", name);
-    g_free (name);
-    if (!l->rtp_sink || !l->rtcp_sink) {
+    if (!s) {
       g_free (addr);
       g_mutex_unlock (&self->lock);
       return FALSE;
     }
-    gst_am_net_setup_udpsink (l->rtp_sink, &self->net, addr, port);
-    gst_am_net_setup_udpsink (l->rtcp_sink, &self->net, addr, port + 1);
+    gst_am_session_bin_set_address (bin, s, addr, port, NULL);
     g_free (addr);
-    name = g_strdup_printf ("send_rtp_sink_%u", i);
-    gst_element_link_pads (l->pacer, "src", self->rtpbin, name);
-    g_free (name);
-    name = g_strdup_printf ("send_rtp_src_%u", i);
-    gst_element_link_pads (self->rtpbin, name, l->rtp_sink, "sink");
-    g_free (name);
-    name = g_strdup_printf ("send_rtcp_src_%u", i);
-    gst_element_link_pads (self->rtpbin, name, l->rtcp_sink, "sink");
-    g_free (name);
-    gst_am_eos_guard_init (&l->guard, GST_OBJECT (l->rtcp_sink), l->rtcp_sink);
     l->pacer_sink = gst_element_get_static_pad (l->pacer, "sink");
     src = gst_element_get_static_pad (l->pacer, "src");
     ref = g_new (LayerRef, 1);
@@ -307,7 +294,6 @@ build_layers (GstAvmrcLayers * self)
     memset (&l->seqext, 0, sizeof l->seqext);
     l->packets = l->bytes = l->period_bytes = 0;
     l->rate_bps = 0;
-    self->built = i + 1;
   }
   amcc_avmrc_params_init (&p);
   p.tau = (amcc_time) self->slot_ms * GST_MSECOND;
@@ -320,9 +306,11 @@ build_layers (GstAvmrcLayers * self)
   return TRUE;
 }
 
+/* READY -> NULL and a failed start: the pacers (the base bin removes the sessions) */
 static void
-remove_layers (GstAvmrcLayers * self)
+stop (GstAmSessionBin * bin)
 {
+  GstAvmrcLayers *self = GST_AVMRC_LAYERS (bin);
   Layer lay[MAX_LAYERS];
   guint i, n;
 
@@ -333,27 +321,9 @@ remove_layers (GstAvmrcLayers * self)
   self->built = 0;
   g_mutex_unlock (&self->lock);
   for (i = 0; i < n; i++) {
-    GstElement *e[3] = { lay[i].pacer, lay[i].rtp_sink, lay[i].rtcp_sink };
-    guint k;
-    gchar *name;
-    if (lay[i].rtcp_sink)
-      gst_am_eos_guard_clear (&lay[i].guard);
     gst_clear_object (&lay[i].pacer_sink);
-    for (k = 0; k < 3; k++)
-      if (e[k]) {
-        gst_element_set_state (e[k], GST_STATE_NULL);
-        gst_bin_remove (GST_BIN (self), e[k]);
-      }
-    /* rtpbin's request pads of session i go with it */
-    name = g_strdup_printf ("send_rtp_sink_%u", i);
-    {
-      GstPad *p = gst_element_get_static_pad (self->rtpbin, name);
-      if (p) {
-        gst_element_release_request_pad (self->rtpbin, p);
-        gst_object_unref (p);
-      }
-    }
-    g_free (name);
+    gst_element_set_state (lay[i].pacer, GST_STATE_NULL);
+    gst_bin_remove (GST_BIN (self), lay[i].pacer);
   }
 }
 
@@ -361,20 +331,7 @@ static GstStateChangeReturn
 change_state (GstElement * element, GstStateChange transition)
 {
   GstAvmrcLayers *self = GST_AVMRC_LAYERS (element);
-  GstStateChangeReturn ret;
 
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
-    /* the key first: rtpbin asks for each session's encoder as build_layers links it */
-    if (!gst_am_srtp_start (self->srtp))
-      return GST_STATE_CHANGE_FAILURE;
-    g_mutex_lock (&self->lock);
-    self->keyed = gst_am_srtp_enabled (self->srtp);
-    g_mutex_unlock (&self->lock);
-  }
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY && (!self->rtpbin || !build_layers (self))) {
-    remove_layers (self);
-    return GST_STATE_CHANGE_FAILURE;
-  }
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     amcc_avmrc_params p;
     g_mutex_lock (&self->lock);
@@ -384,11 +341,7 @@ change_state (GstElement * element, GstStateChange transition)
     amcc_avmrc_clock_init (&self->clock, gst_am_now (), &p);      /* slot 0 starts now */
     g_mutex_unlock (&self->lock);
   }
-  ret = GST_ELEMENT_CLASS (gst_avmrc_layers_parent_class)->change_state (element, transition);
-  if (transition == GST_STATE_CHANGE_READY_TO_NULL
-      || (transition == GST_STATE_CHANGE_NULL_TO_READY && ret == GST_STATE_CHANGE_FAILURE))
-    remove_layers (self);
-  return ret;
+  return GST_ELEMENT_CLASS (gst_avmrc_layers_parent_class)->change_state (element, transition);
 }
 
 /* ---------------------------------------------------------------- properties */
@@ -429,7 +382,7 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
   GstAvmrcLayers *self = GST_AVMRC_LAYERS (object);
 
   g_mutex_lock (&self->lock);
-  if (!gst_am_net_config_set_property (&self->net, pspec, value)
+  if (!gst_am_net_config_set_property (self->net, pspec, value)
       && !gst_am_srtp_set_property (self->srtp, pspec, value)) {
     switch (id) {
       case PROP_LAYERS: self->layers = g_value_get_uint (value); break;
@@ -450,7 +403,7 @@ get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
   GstAvmrcLayers *self = GST_AVMRC_LAYERS (object);
 
   g_mutex_lock (&self->lock);
-  if (!gst_am_net_config_get_property (&self->net, pspec, value)) {
+  if (!gst_am_net_config_get_property (self->net, pspec, value)) {
     switch (id) {
       case PROP_LAYERS: g_value_set_uint (value, self->layers); break;
       case PROP_SLOT: g_value_set_uint (value, self->slot_ms); break;
@@ -471,10 +424,10 @@ gst_avmrc_layers_init (GstAvmrcLayers * self)
   amcc_avmrc_params p;
 
   g_mutex_init (&self->lock);
-  gst_am_net_config_init (&self->net);
-  g_free (self->net.address);
-  self->net.address = g_strdup (DEFAULT_ADDRESS);
-  self->net.port = DEFAULT_PORT;
+  self->net = gst_am_session_bin_net (GST_AM_SESSION_BIN (self));
+  g_free (self->net->address);
+  self->net->address = g_strdup (DEFAULT_ADDRESS);
+  self->net->port = DEFAULT_PORT;
   self->layers = DEFAULT_LAYERS;
   amcc_avmrc_params_init (&p);
   self->slot_ms = (guint) (p.tau / GST_MSECOND);
@@ -483,8 +436,7 @@ gst_avmrc_layers_init (GstAvmrcLayers * self)
   self->pacing_factor = DEFAULT_PACING_FACTOR;
   self->period_ms = DEFAULT_PERIOD_MS;
   self->vp8 = TRUE;
-  self->rtpbin = gst_am_make (GST_BIN (self), "rtpbin", "rtpbin");
-  self->srtp = gst_am_srtp_new (GST_ELEMENT (self), self->rtpbin);
+  self->srtp = gst_am_session_bin_srtp (GST_AM_SESSION_BIN (self));
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, chain);
   gst_pad_set_event_function (self->sinkpad, sink_event);
@@ -496,8 +448,6 @@ finalize (GObject * object)
 {
   GstAvmrcLayers *self = GST_AVMRC_LAYERS (object);
 
-  gst_am_net_config_clear (&self->net);
-  gst_am_srtp_free (self->srtp);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (gst_avmrc_layers_parent_class)->finalize (object);
 }
@@ -515,6 +465,8 @@ gst_avmrc_layers_class_init (GstAvmrcLayersClass * klass)
   oc->get_property = get_property;
   oc->finalize = finalize;
   ec->change_state = change_state;
+  GST_AM_SESSION_BIN_CLASS (klass)->start = start;
+  GST_AM_SESSION_BIN_CLASS (klass)->stop = stop;
 
   props[PROP_ADDRESS] = g_param_spec_string ("address", "Address",
       "Group of layer 0 (IPv4); layer i goes to this address + i", DEFAULT_ADDRESS, rw);
