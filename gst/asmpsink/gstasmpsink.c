@@ -284,9 +284,11 @@ gst_asmp_sink_controller (GstAsmpSink * self)
 }
 
 /* ---- state ---- */
+/* NULL -> READY, called by the base bin (lock held) before it opens the RTCP socket */
 static gboolean
-start_locked (GstAsmpSink * self)
+start_locked (GstAmSessionBin * bin)
 {
+  GstAsmpSink *self = GST_ASMP_SINK (bin);
   GstAmCcConfig cfg = { 0 };
   GError *err = NULL;
   gboolean mc = gst_am_address_is_multicast (self->net->address), ok;
@@ -344,8 +346,9 @@ start_locked (GstAsmpSink * self)
 }
 
 static void
-stop_locked (GstAsmpSink * self)
+stop_locked (GstAmSessionBin * bin)
 {
+  GstAsmpSink *self = GST_ASMP_SINK (bin);
   gst_am_timer_stop (&self->early_id);
   g_clear_pointer (&self->cc, gst_am_cc_sender_free);
   g_clear_pointer (&self->sd, gst_am_trace_close);
@@ -366,29 +369,6 @@ attach_encoder (GstAsmpSink * self)
   g_mutex_unlock (self->lockp);
   gst_am_encoder_attach_auto (&self->enc, enc, self->sinkpad, initial, GST_OBJECT (self));
   gst_clear_object (&enc);
-}
-
-/* NULL -> READY, called by the base bin before it opens the RTCP socket */
-static gboolean
-gst_asmp_sink_start (GstAmSessionBin * bin)
-{
-  GstAsmpSink *self = GST_ASMP_SINK (bin);
-  gboolean ok;
-
-  g_mutex_lock (self->lockp);
-  ok = start_locked (self);
-  g_mutex_unlock (self->lockp);
-  return ok;
-}
-
-static void
-gst_asmp_sink_stop (GstAmSessionBin * bin)
-{
-  GstAsmpSink *self = GST_ASMP_SINK (bin);
-
-  g_mutex_lock (self->lockp);
-  stop_locked (self);
-  g_mutex_unlock (self->lockp);
 }
 
 static GstStateChangeReturn
@@ -436,6 +416,7 @@ gst_asmp_sink_init (GstAsmpSink * self)
 
   g_mutex_init (&self->lock);
   self->lockp = &self->lock;
+  gst_am_session_bin_set_lock (sb, &self->lockp);
   self->net = gst_am_session_bin_net (sb);
   gst_am_encoder_init (&self->enc);
   self->protocol = GST_AM_PROTOCOL_DEFAULT;
@@ -489,7 +470,7 @@ gst_asmp_sink_finalize (GObject * object)
 {
   GstAsmpSink *self = GST_ASMP_SINK (object);
 
-  stop_locked (self);
+  stop_locked (GST_AM_SESSION_BIN (self));
   if (self->session) {
     g_signal_handlers_disconnect_by_data (self->session, self);
     g_object_unref (self->session);
@@ -530,8 +511,8 @@ gst_asmp_sink_class_init (GstAsmpSinkClass * klass)
   gobject_class->get_property = gst_asmp_sink_get_property;
   gobject_class->finalize = gst_asmp_sink_finalize;
   element_class->change_state = gst_asmp_sink_change_state;
-  GST_AM_SESSION_BIN_CLASS (klass)->start = gst_asmp_sink_start;
-  GST_AM_SESSION_BIN_CLASS (klass)->stop = gst_asmp_sink_stop;
+  GST_AM_SESSION_BIN_CLASS (klass)->start = start_locked;
+  GST_AM_SESSION_BIN_CLASS (klass)->stop = stop_locked;
 
   gst_asmp_sink_install_properties (gobject_class);
   signals[SIGNAL_EXCLUDE_RECEIVER] = g_signal_new_class_handler ("exclude-receiver",

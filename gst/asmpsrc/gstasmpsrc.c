@@ -314,9 +314,11 @@ rtcp_eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 }
 
 /* ---- state ---- */
+/* NULL -> READY, called by the base bin (lock held) before it opens the RTCP socket */
 static gboolean
-start_locked (GstAsmpSrc * self)
+start_locked (GstAmSessionBin * bin)
 {
+  GstAsmpSrc *self = GST_ASMP_SRC (bin);
   GstAmCcConfig cfg = { 0 };
   GError *err = NULL;
   gint clock_rate = 90000;
@@ -373,8 +375,9 @@ start_locked (GstAsmpSrc * self)
 }
 
 static void
-stop_locked (GstAsmpSrc * self)
+stop_locked (GstAmSessionBin * bin)
 {
+  GstAsmpSrc *self = GST_ASMP_SRC (bin);
   gst_am_timer_stop (&self->early_id);
   if (self->group_protocol)
     self->cc = NULL;            /* the group's */
@@ -422,28 +425,6 @@ gst_asmp_src_change_state (GstElement * element, GstStateChange transition)
   return ret;
 }
 
-/* NULL -> READY, called by the base bin before it opens the RTCP socket */
-static gboolean
-gst_asmp_src_start (GstAmSessionBin * bin)
-{
-  GstAsmpSrc *self = GST_ASMP_SRC (bin);
-  gboolean ok;
-
-  g_mutex_lock (self->lockp);
-  ok = start_locked (self);
-  g_mutex_unlock (self->lockp);
-  return ok;
-}
-
-static void
-gst_asmp_src_stop (GstAmSessionBin * bin)
-{
-  GstAsmpSrc *self = GST_ASMP_SRC (bin);
-
-  g_mutex_lock (self->lockp);
-  stop_locked (self);
-  g_mutex_unlock (self->lockp);
-}
 
 static void
 gst_asmp_src_init (GstAsmpSrc * self)
@@ -453,6 +434,7 @@ gst_asmp_src_init (GstAsmpSrc * self)
 
   g_mutex_init (&self->lock);
   self->lockp = &self->lock;
+  gst_am_session_bin_set_lock (sb, &self->lockp);
   self->net = gst_am_session_bin_net (sb);
   self->protocol = GST_AM_PROTOCOL_DEFAULT;
   self->caps = gst_caps_from_string (DEFAULT_CAPS);
@@ -500,7 +482,7 @@ gst_asmp_src_finalize (GObject * object)
 {
   GstAsmpSrc *self = GST_ASMP_SRC (object);
 
-  stop_locked (self);
+  stop_locked (GST_AM_SESSION_BIN (self));
   if (self->session) {
     g_signal_handlers_disconnect_by_data (self->session, self);
     g_object_unref (self->session);
@@ -527,8 +509,8 @@ gst_asmp_src_class_init (GstAsmpSrcClass * klass)
   gobject_class->get_property = gst_asmp_src_get_property;
   gobject_class->finalize = gst_asmp_src_finalize;
   element_class->change_state = gst_asmp_src_change_state;
-  GST_AM_SESSION_BIN_CLASS (klass)->start = gst_asmp_src_start;
-  GST_AM_SESSION_BIN_CLASS (klass)->stop = gst_asmp_src_stop;
+  GST_AM_SESSION_BIN_CLASS (klass)->start = start_locked;
+  GST_AM_SESSION_BIN_CLASS (klass)->stop = stop_locked;
 
   gst_asmp_src_install_properties (gobject_class);
 

@@ -121,8 +121,7 @@ join_async (GstElement * element, gpointer data)
   if (!c)
     return;
   GST_INFO_OBJECT (self, "joining stream %u", j);
-  gst_element_set_locked_state (c, FALSE);
-  gst_element_sync_state_with_parent (c);
+  gst_am_set_joined (c, TRUE);
   gst_object_unref (c);
 }
 
@@ -140,8 +139,7 @@ leave_async (GstElement * element, gpointer data)
   if (!c)
     return;
   GST_INFO_OBJECT (self, "leaving stream %u", j);
-  gst_element_set_locked_state (c, TRUE);
-  gst_element_set_state (c, GST_STATE_NULL);    /* closes its sockets: leaves the group */
+  gst_am_set_joined (c, FALSE);
   gst_object_unref (c);
 }
 

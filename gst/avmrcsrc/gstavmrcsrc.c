@@ -117,14 +117,14 @@ apply_layers (GstElement * element, gpointer data)
   g_mutex_unlock (&self->lock);
   for (i = 0; i < nl; i++) {
     GST_INFO_OBJECT (self, "leaving %s", GST_OBJECT_NAME (leave[i]));
-    gst_am_udpsrc_set_joined (leave[i], FALSE);
+    gst_am_set_joined (leave[i], FALSE);
     gst_object_unref (leave[i]);
   }
   for (i = 0; i < nj; i++) {
     GST_INFO_OBJECT (self, "joining %s", GST_OBJECT_NAME (join[i]));
     /* srtp-key: the layer's sequence numbers went on while we were away */
     gst_am_srtp_forget (self->srtp, joined[i]);
-    gst_am_udpsrc_set_joined (join[i], TRUE);
+    gst_am_set_joined (join[i], TRUE);
     gst_object_unref (join[i]);
   }
 }

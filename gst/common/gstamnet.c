@@ -78,13 +78,13 @@ gst_am_net_setup_udpsrc (GstElement * udpsrc, const GstAmNetConfig * c, gint por
 }
 
 void
-gst_am_udpsrc_set_joined (GstElement * udpsrc, gboolean joined)
+gst_am_set_joined (GstElement * child, gboolean joined)
 {
-  gst_element_set_locked_state (udpsrc, !joined);
+  gst_element_set_locked_state (child, !joined);
   if (joined)
-    gst_element_sync_state_with_parent (udpsrc);
+    gst_element_sync_state_with_parent (child);
   else
-    gst_element_set_state (udpsrc, GST_STATE_NULL);
+    gst_element_set_state (child, GST_STATE_NULL);
 }
 
 void

@@ -60,10 +60,11 @@ GstElement *gst_am_make (GstBin * bin, const gchar * factory, const gchar * name
 GstPad *gst_am_ghost_pad_from_static (const gchar * name, GstStaticPadTemplate * t);
 /* udpsrc listening on cfg->address (joins it when multicast; binds 0.0.0.0 otherwise). */
 void gst_am_net_setup_udpsrc (GstElement * udpsrc, const GstAmNetConfig * c, gint port);
-/* Joins (starts) or leaves (stops: its socket closes, the kernel sends the IGMP leave) the
- * group of a udpsrc in a running bin, and keeps it so across the bin's state changes (locked
- * state). Not from that udpsrc's streaming thread. */
-void gst_am_udpsrc_set_joined (GstElement * udpsrc, gboolean joined);
+/* Joins (starts) or leaves (stops: its sockets close, the kernel sends the IGMP leave) the
+ * group of a child of a running bin - a udpsrc, or a bin of them (asspsrc's streams) - and
+ * keeps it so across the bin's state changes (locked state). Not from the child's streaming
+ * threads. */
+void gst_am_set_joined (GstElement * child, gboolean joined);
 /* udpsink sending to host:port (no sync, no join: the udpsrc joins). */
 void gst_am_net_setup_udpsink (GstElement * udpsink, const GstAmNetConfig * c,
     const gchar * host, gint port);

@@ -16,6 +16,7 @@ typedef struct {
   guint n;
   GstAmSession s[GST_AM_SESSION_BIN_MAX];
   gboolean starting;            /* in start: sessions added now are the subclass's dynamic ones */
+  GMutex **lockp;               /* the subclass's, held around its start and stop */
 } GstAmSessionBinPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstAmSessionBin, gst_am_session_bin, GST_TYPE_BIN,
@@ -196,6 +197,12 @@ gst_am_session_bin_set_address (GstAmSessionBin * bin, GstAmSession * s, const g
   gst_am_net_setup_udpsink (s->rtcp_sink, &c, rtcp_host ? rtcp_host : group, port + 1);
 }
 
+void
+gst_am_session_bin_set_lock (GstAmSessionBin * bin, GMutex ** lockp)
+{
+  PRIV (bin)->lockp = lockp;
+}
+
 /* ---- joining and leaving while PLAYING ---- */
 
 void
@@ -205,7 +212,7 @@ gst_am_session_bin_set_joined (GstAmSessionBin * bin, GstAmSession * s, gboolean
     return;
   s->joined = joined;
   GST_INFO_OBJECT (bin, "%s %s", joined ? "joining" : "leaving", GST_OBJECT_NAME (s->rtp_src));
-  gst_am_udpsrc_set_joined (s->rtp_src, joined);
+  gst_am_set_joined (s->rtp_src, joined);
 }
 
 void
@@ -243,7 +250,15 @@ start (GstAmSessionBin * bin)
   if (!p->rtpbin || !gst_am_srtp_start (p->srtp))
     return FALSE;               /* error posted */
   p->starting = TRUE;
-  ok = !klass->start || klass->start (bin);
+  if (klass->start) {
+    GMutex *lock = p->lockp ? *p->lockp : NULL;
+    if (lock)
+      g_mutex_lock (lock);
+    ok = klass->start (bin);
+    if (lock)
+      g_mutex_unlock (lock);
+  } else
+    ok = TRUE;
   p->starting = FALSE;
   if (!ok)
     return FALSE;
@@ -267,8 +282,14 @@ stop (GstAmSessionBin * bin)
   GstAmSessionBinPrivate *p = PRIV (bin);
   guint i;
 
-  if (klass->stop)
+  if (klass->stop) {
+    GMutex *lock = p->lockp ? *p->lockp : NULL;
+    if (lock)
+      g_mutex_lock (lock);
     klass->stop (bin);
+    if (lock)
+      g_mutex_unlock (lock);
+  }
   gst_am_session_bin_reset_eos_guards (bin);
   remove_sessions (bin, first_dynamic (p));
   for (i = 0; i < p->n; i++)     /* a restart joins again */

@@ -46,11 +46,16 @@ struct _GstAmSessionBinClass {
   GstBinClass parent_class;
   /* NULL -> READY, after the SRTP key is checked and before the sessions' sockets open: check
    * the settings, add the sessions whose number is a property, give every session its
-   * addresses. FALSE: failed (post the error); stop is then called. */
+   * addresses. FALSE: failed (post the error); stop is then called. Both run with the
+   * subclass's lock held when it gave one (gst_am_session_bin_set_lock). */
   gboolean (*start) (GstAmSessionBin * bin);
   /* READY -> NULL (after the children stopped), and after a failed start */
   void (*stop) (GstAmSessionBin * bin);
 };
+
+/* The lock start and stop run under: *lockp when called (a subclass that runs as one stream of
+ * a group, asmpsink and asmpsrc, takes the group's lock by changing its pointer). NULL: none. */
+void gst_am_session_bin_set_lock (GstAmSessionBin * bin, GMutex ** lockp);
 
 /* The subclass's view: rtpbin, the SRTP slots, the network settings (read and written under the
  * subclass's lock, by its properties; gst_am_net_config_set_property) and the sessions. */

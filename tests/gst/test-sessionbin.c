@@ -1,7 +1,8 @@
 /* test-sessionbin.c - the base bin of the RTP-session elements (gst/common/gstamsessionbin.h),
  * through two small subclasses of its own (not the plugin's elements: the plugin carries its
  * own copy of the type). A sender (SEND + RTCP_IN) and a receiver (RECV) run on 127.0.0.1;
- * the receiver leaves and joins again while PLAYING; sessions added by start go at NULL. */
+ * the receiver leaves and joins again while PLAYING; sessions added by start go at NULL;
+ * start and stop run under the lock a subclass gives. */
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -18,6 +19,7 @@ typedef struct {
   guint extra;
   gboolean fail;                /* start fails after adding its sessions */
   guint starts, stops;
+  GMutex lock, *lockp;          /* given to the base bin in test_dynamic_sessions */
 } TestBin;
 typedef struct { GstAmSessionBinClass parent_class; } TestBinClass;
 GType test_bin_get_type (void);
@@ -43,6 +45,8 @@ test_bin_start (GstAmSessionBin * bin)
   guint i;
 
   t->starts++;
+  if (t->lockp)                 /* held by the base bin around start */
+    fail_if (g_mutex_trylock (t->lockp));
   gst_am_session_bin_set_address (bin, gst_am_session_bin_session (bin, 0), "127.0.0.1",
       t->port, NULL);
   for (i = 0; i < t->extra; i++) {
@@ -60,12 +64,17 @@ test_bin_start (GstAmSessionBin * bin)
 static void
 test_bin_stop (GstAmSessionBin * bin)
 {
-  ((TestBin *) bin)->stops++;
+  TestBin *t = (TestBin *) bin;
+
+  t->stops++;
+  if (t->lockp)
+    fail_if (g_mutex_trylock (t->lockp));
 }
 
 static void
 test_bin_init (TestBin * t)
 {
+  g_mutex_init (&t->lock);
 }
 
 static void
@@ -227,6 +236,8 @@ GST_START_TEST (test_dynamic_sessions)
 
   gst_object_ref_sink (rx);
   rx->extra = 3;
+  rx->lockp = &rx->lock;
+  gst_am_session_bin_set_lock (bin, &rx->lockp);
   for (round = 0; round < 2; round++) {
     fail_unless (gst_element_set_state (GST_ELEMENT (rx), GST_STATE_READY)
         == GST_STATE_CHANGE_SUCCESS);
@@ -255,6 +266,8 @@ GST_START_TEST (test_dynamic_sessions)
   fail_unless_equals_int (gst_am_session_bin_n_sessions (bin), 1);
   fail_unless_equals_int (count_children (GST_ELEMENT (rx), "rtp_src"), 1);
   gst_element_set_state (GST_ELEMENT (rx), GST_STATE_NULL);
+  fail_unless (g_mutex_trylock (&rx->lock));    /* and released */
+  g_mutex_unlock (&rx->lock);
   gst_object_unref (rx);
 }
 GST_END_TEST;
