@@ -31,6 +31,7 @@ GST_DEBUG_CATEGORY_STATIC (avmrclayers_debug);
 #define GST_CAT_DEFAULT avmrclayers_debug
 
 #define MAX_LAYERS AMCC_AVMRC_MAX_LAYERS
+G_STATIC_ASSERT (GST_AM_SESSION_BIN_MAX >= MAX_LAYERS);       /* a session per layer */
 #define DEFAULT_ADDRESS "239.1.3.1"
 #define DEFAULT_PORT 5100
 #define DEFAULT_LAYERS 3
@@ -257,11 +258,13 @@ start (GstAmSessionBin * bin)
     LayerRef *ref;
 
     if (!addr || port + 1 > 65535) {
+      gchar *base = g_strdup (self->net->address);
+      gint base_port = self->net->port;
+      g_mutex_unlock (&self->lock);     /* a sync bus handler may read our properties */
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("layer %u: no address/port from "
-              "%s:%d (IPv4 base + %u, port + %u)", i, self->net->address, self->net->port, i,
-              2 * i));
+              "%s:%d (IPv4 base + %u, port + %u)", i, base, base_port, i, 2 * i));
+      g_free (base);
       g_free (addr);
-      g_mutex_unlock (&self->lock);
       return FALSE;
     }
     name = g_strdup_printf ("pacer_%u", i);

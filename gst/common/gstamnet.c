@@ -454,16 +454,16 @@ static gboolean
 eos_guard_fire (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
 {
   GstAmEosGuard *g = g_object_get_data (G_OBJECT (data), "gst-am-eos-guard");
-  gboolean send;
-  GstPad *pad;
+  GstPad *pad = NULL;
 
   if (!g)
     return TRUE;
-  g_mutex_lock (&g->lock);
-  send = g->id == id && !g->seen_eos;
+  g_mutex_lock (&g->lock);      /* nothing of g is read after it: clear may follow */
+  if (g->id == id && !g->seen_eos && g->pad)
+    pad = gst_object_ref (g->pad);
   g_mutex_unlock (&g->lock);
-  if (send && (pad = gst_element_get_static_pad (g->sink, "sink"))) {
-    GST_INFO_OBJECT (g->owner, "rtpsession sent no RTCP EOS: sending it");
+  if (pad) {
+    GST_INFO_OBJECT (data, "rtpsession sent no RTCP EOS: sending it");
     gst_pad_send_event (pad, gst_event_new_eos ());
     gst_object_unref (pad);
   }
@@ -481,9 +481,9 @@ gst_am_eos_guard_init (GstAmEosGuard * g, GstObject * owner, GstElement * rtcp_s
   g->sink = rtcp_sink;
   g_object_set_data (G_OBJECT (owner), "gst-am-eos-guard", g);
   if (rtcp_sink && (pad = gst_element_get_static_pad (rtcp_sink, "sink"))) {
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
-        eos_guard_probe, g, NULL);
-    gst_object_unref (pad);
+    g->probe = gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM
+        | GST_PAD_PROBE_TYPE_EVENT_FLUSH, eos_guard_probe, g, NULL);
+    g->pad = pad;
   }
 }
 
@@ -510,6 +510,12 @@ gst_am_eos_guard_clear (GstAmEosGuard * g)
 {
   gst_am_eos_guard_reset (g);
   g_object_set_data (G_OBJECT (g->owner), "gst-am-eos-guard", NULL);
+  g_mutex_lock (&g->lock);
+  if (g->pad) {
+    gst_pad_remove_probe (g->pad, g->probe);
+    gst_clear_object (&g->pad);
+  }
+  g_mutex_unlock (&g->lock);
   g_mutex_clear (&g->lock);
 }
 

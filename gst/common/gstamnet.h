@@ -159,6 +159,8 @@ typedef struct {
   GstObject *owner;
   GstClockID id;
   gboolean seen_eos;
+  GstPad *pad;            /* the sink's, with our probe (removed by clear) */
+  gulong probe;
 } GstAmEosGuard;
 void gst_am_eos_guard_init (GstAmEosGuard * g, GstObject * owner, GstElement * rtcp_sink);
 void gst_am_eos_guard_arm (GstAmEosGuard * g, gint64 delay_ns);

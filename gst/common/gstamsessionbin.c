@@ -16,7 +16,9 @@ typedef struct {
   guint n;
   GstAmSession s[GST_AM_SESSION_BIN_MAX];
   gboolean starting;            /* in start: sessions added now are the subclass's dynamic ones */
+  gboolean broken;              /* a session of init could not be made: start fails */
   GMutex **lockp;               /* the subclass's, held around its start and stop */
+  GMutex join_lock;             /* the sessions' `joined` against set_joined and stop */
 } GstAmSessionBinPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstAmSessionBin, gst_am_session_bin, GST_TYPE_BIN,
@@ -94,6 +96,7 @@ gst_am_session_bin_add (GstAmSessionBin * bin, GstAmSessionFlags flags, const gc
 
   if (!rb || p->n == GST_AM_SESSION_BIN_MAX || (flags & GST_AM_SESSION_SEND && !feed)) {
     GST_ELEMENT_ERROR (bin, CORE, FAILED, (NULL), ("cannot add RTP session %u", p->n));
+    p->broken |= !p->starting;
     return NULL;
   }
   s = &p->s[p->n];
@@ -112,8 +115,10 @@ gst_am_session_bin_add (GstAmSessionBin * bin, GstAmSessionFlags flags, const gc
   p->n++;                       /* what was made is removed with it */
   if (!s->rtcp_sink || (flags & GST_AM_SESSION_SEND && !s->rtp_sink)
       || (flags & GST_AM_SESSION_RECV && !s->rtp_src)
-      || (flags & GST_AM_SESSION_RTCP_IN && !s->rtcp_src))
+      || (flags & GST_AM_SESSION_RTCP_IN && !s->rtcp_src)) {
+    p->broken |= !p->starting;
     return NULL;                /* error posted */
+  }
 
   ok = link_rtpbin (rb, "send_rtcp_src_%u", s->rtcp_sink, "sink", s->id);
   if (flags & GST_AM_SESSION_SEND)
@@ -125,6 +130,7 @@ gst_am_session_bin_add (GstAmSessionBin * bin, GstAmSessionFlags flags, const gc
     ok = ok && link_rtpbin (s->rtcp_src, "src", rb, "recv_rtcp_sink_%u", s->id);
   if (!ok) {
     GST_ELEMENT_ERROR (bin, CORE, PAD, (NULL), ("RTP session %u: rtpbin refused a link", s->id));
+    p->broken |= !p->starting;
     return NULL;
   }
   gst_am_eos_guard_init (&s->guard, GST_OBJECT (s->rtcp_sink), s->rtcp_sink);
@@ -187,6 +193,8 @@ gst_am_session_bin_set_address (GstAmSessionBin * bin, GstAmSession * s, const g
 {
   GstAmNetConfig c = PRIV (bin)->net;
 
+  if (!s || !s->rtcp_sink)
+    return;                     /* not made: start fails (PRIV (bin)->broken) */
   c.address = (gchar *) group;  /* the udpsrcs join it when it is multicast */
   if (s->rtp_sink)
     gst_am_net_setup_udpsink (s->rtp_sink, &c, group, port);
@@ -208,11 +216,16 @@ gst_am_session_bin_set_lock (GstAmSessionBin * bin, GMutex ** lockp)
 void
 gst_am_session_bin_set_joined (GstAmSessionBin * bin, GstAmSession * s, gboolean joined)
 {
-  if (!s->rtp_src || s->joined == joined)
-    return;
-  s->joined = joined;
-  GST_INFO_OBJECT (bin, "%s %s", joined ? "joining" : "leaving", GST_OBJECT_NAME (s->rtp_src));
-  gst_am_set_joined (s->rtp_src, joined);
+  GstAmSessionBinPrivate *p = PRIV (bin);
+
+  g_mutex_lock (&p->join_lock);
+  if (s->rtp_src && s->joined != joined) {
+    s->joined = joined;
+    GST_INFO_OBJECT (bin, "%s %s", joined ? "joining" : "leaving",
+        GST_OBJECT_NAME (s->rtp_src));
+    gst_am_set_joined (s->rtp_src, joined);
+  }
+  g_mutex_unlock (&p->join_lock);
 }
 
 void
@@ -247,7 +260,11 @@ start (GstAmSessionBin * bin)
   gboolean ok;
   guint i;
 
-  if (!p->rtpbin || !gst_am_srtp_start (p->srtp))
+  if (!p->rtpbin || p->broken) {
+    GST_ELEMENT_ERROR (bin, CORE, FAILED, (NULL), ("the RTP sessions could not be made"));
+    return FALSE;
+  }
+  if (!gst_am_srtp_start (p->srtp))
     return FALSE;               /* error posted */
   p->starting = TRUE;
   if (klass->start) {
@@ -291,12 +308,14 @@ stop (GstAmSessionBin * bin)
       g_mutex_unlock (lock);
   }
   gst_am_session_bin_reset_eos_guards (bin);
+  g_mutex_lock (&p->join_lock);
   remove_sessions (bin, first_dynamic (p));
   for (i = 0; i < p->n; i++)     /* a restart joins again */
     if (p->s[i].rtp_src && !p->s[i].joined) {
       p->s[i].joined = TRUE;
       gst_element_set_locked_state (p->s[i].rtp_src, FALSE);
     }
+  g_mutex_unlock (&p->join_lock);
 }
 
 static GstStateChangeReturn
@@ -324,6 +343,7 @@ gst_am_session_bin_init (GstAmSessionBin * bin)
   GstAmSessionBinPrivate *p = PRIV (bin);
 
   gst_am_net_config_init (&p->net);
+  g_mutex_init (&p->join_lock);
   p->rtpbin = gst_am_make (GST_BIN (bin), "rtpbin", "rtpbin");
   /* before rtpbin's pads are requested: that is when it asks for its encoders and decoders */
   if (p->rtpbin)
@@ -351,6 +371,7 @@ finalize (GObject * object)
   GstAmSessionBinPrivate *p = PRIV (GST_AM_SESSION_BIN (object));
 
   gst_am_net_config_clear (&p->net);
+  g_mutex_clear (&p->join_lock);
   if (p->srtp)
     gst_am_srtp_free (p->srtp);
   G_OBJECT_CLASS (gst_am_session_bin_parent_class)->finalize (object);

@@ -76,8 +76,11 @@ GstAmSession *gst_am_session_bin_add (GstAmSessionBin * bin, GstAmSessionFlags f
 void gst_am_session_bin_set_address (GstAmSessionBin * bin, GstAmSession * s,
     const gchar * group, gint port, const gchar * rtcp_host);
 /* RECV, while PLAYING: starts (joins the group) or stops (closes the socket: the kernel sends
- * the IGMP leave) s's RTP udpsrc; it stays so across later state changes until changed again.
- * Not from a streaming thread of bin (use gst_element_call_async). */
+ * the IGMP leave) s's RTP udpsrc; it stays so across PAUSED and PLAYING until changed again,
+ * and READY -> NULL joins every session again (a restart starts joined). Not from a streaming
+ * thread of bin (use gst_element_call_async). Calls are applied in the order they are made:
+ * a caller on several threads (gst_element_call_async's pool) applies its latest wanted state
+ * each time, as avmrcsrc does, instead of queueing one call per change. */
 void gst_am_session_bin_set_joined (GstAmSessionBin * bin, GstAmSession * s, gboolean joined);
 /* EOS has come on the RTP path: arm every session's RTCP EOS guard (gst_am_eos_guard_arm). */
 void gst_am_session_bin_arm_eos_guards (GstAmSessionBin * bin, gint64 delay_ns);

@@ -1,6 +1,6 @@
 /* test-sessionbin.c - the base bin of the RTP-session elements (gst/common/gstamsessionbin.h),
- * through two small subclasses of its own (not the plugin's elements: the plugin carries its
- * own copy of the type). A sender (SEND + RTCP_IN) and a receiver (RECV) run on 127.0.0.1;
+ * through a small subclass of its own (not the plugin's elements: the plugin carries its own
+ * copy of the type). A sender (SEND + RTCP_IN) and a receiver (RECV) run on 127.0.0.1;
  * the receiver leaves and joins again while PLAYING; sessions added by start go at NULL;
  * start and stop run under the lock a subclass gives. */
 #include <gst/check/gstcheck.h>
@@ -17,6 +17,7 @@ typedef struct {
   gboolean send;
   gint port;
   guint extra;
+  gint extra_port[3];           /* each a free pair */
   gboolean fail;                /* start fails after adding its sessions */
   guint starts, stops;
   GMutex lock, *lockp;          /* given to the base bin in test_dynamic_sessions */
@@ -38,6 +39,23 @@ on_pad_added (GstElement * rtpbin, GstPad * pad, TestBin * t)
   gst_object_unref (sink);
 }
 
+/* another thread's try (a trylock of a mutex this thread holds is undefined in GLib) */
+static gpointer
+try_lock (gpointer lock)
+{
+  gboolean free_ = g_mutex_trylock (lock);
+
+  if (free_)
+    g_mutex_unlock (lock);
+  return GINT_TO_POINTER (free_);
+}
+
+static gboolean
+lock_is_free (GMutex * lock)
+{
+  return GPOINTER_TO_INT (g_thread_join (g_thread_new ("trylock", try_lock, lock)));
+}
+
 static gboolean
 test_bin_start (GstAmSessionBin * bin)
 {
@@ -46,7 +64,7 @@ test_bin_start (GstAmSessionBin * bin)
 
   t->starts++;
   if (t->lockp)                 /* held by the base bin around start */
-    fail_if (g_mutex_trylock (t->lockp));
+    fail_if (lock_is_free (t->lockp));
   gst_am_session_bin_set_address (bin, gst_am_session_bin_session (bin, 0), "127.0.0.1",
       t->port, NULL);
   for (i = 0; i < t->extra; i++) {
@@ -56,7 +74,7 @@ test_bin_start (GstAmSessionBin * bin)
     fail_unless (s != NULL);
     fail_unless_equals_int (s->id, i + 1);
     fail_unless (s->dynamic);
-    gst_am_session_bin_set_address (bin, s, "127.0.0.1", t->port + 2 * (gint) (i + 1), NULL);
+    gst_am_session_bin_set_address (bin, s, "127.0.0.1", t->extra_port[i], NULL);
   }
   return !t->fail;
 }
@@ -68,7 +86,7 @@ test_bin_stop (GstAmSessionBin * bin)
 
   t->stops++;
   if (t->lockp)
-    fail_if (g_mutex_trylock (t->lockp));
+    fail_if (lock_is_free (t->lockp));
 }
 
 static void
@@ -236,6 +254,8 @@ GST_START_TEST (test_dynamic_sessions)
 
   gst_object_ref_sink (rx);
   rx->extra = 3;
+  for (round = 0; round < 3; round++)
+    fail_unless ((rx->extra_port[round] = amt_free_port_pair ()) > 0);
   rx->lockp = &rx->lock;
   gst_am_session_bin_set_lock (bin, &rx->lockp);
   for (round = 0; round < 2; round++) {
@@ -266,13 +286,13 @@ GST_START_TEST (test_dynamic_sessions)
   fail_unless_equals_int (gst_am_session_bin_n_sessions (bin), 1);
   fail_unless_equals_int (count_children (GST_ELEMENT (rx), "rtp_src"), 1);
   gst_element_set_state (GST_ELEMENT (rx), GST_STATE_NULL);
-  fail_unless (g_mutex_trylock (&rx->lock));    /* and released */
-  g_mutex_unlock (&rx->lock);
+  fail_unless (lock_is_free (&rx->lock));       /* and released */
   gst_object_unref (rx);
 }
 GST_END_TEST;
 
-/* a SEND session needs what feeds it; the table has room for GST_AM_SESSION_BIN_MAX */
+/* a SEND session needs what feeds it; the table has room for GST_AM_SESSION_BIN_MAX; an
+ * element that could not make its sessions fails to start */
 GST_START_TEST (test_add_refused)
 {
   TestBin *rx = test_bin_new (FALSE, amt_free_port_pair ());
@@ -290,6 +310,11 @@ GST_START_TEST (test_add_refused)
   fail_unless (gst_am_session_bin_add (bin, GST_AM_SESSION_RECV, "_over", NULL) == NULL);
   fail_unless_equals_int (gst_am_session_bin_n_sessions (bin), GST_AM_SESSION_BIN_MAX);
   fail_unless (gst_am_session_bin_session (bin, GST_AM_SESSION_BIN_MAX) == NULL);
+  /* a session the element could not make before it started: it does not start */
+  fail_unless (gst_element_set_state (GST_ELEMENT (rx), GST_STATE_READY)
+      == GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (rx->starts, 0);
+  gst_element_set_state (GST_ELEMENT (rx), GST_STATE_NULL);
   gst_object_unref (rx);
 }
 GST_END_TEST;
