@@ -21,15 +21,11 @@ sys.path.insert(0, TB)
 from amcast_testbed import analysis, scenario  # noqa: E402
 from amcast_testbed.netns import leftover_namespaces  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_asmp_elements as el  # noqa: E402  (check() and its counters)
+
 WINDOW = 8000
-checks = failures = 0
-
-
-def check(ok, what):
-    global checks, failures
-    checks += 1
-    failures += 0 if ok else 1
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
+check = el.check
 
 
 def main():
@@ -55,12 +51,12 @@ def main():
     bound = 8 * WINDOW / scenario.propagation_rtt_s(sc, f["src"], f["dst"])  # 40 ms: 1.6 Mbit/s
     check(0 < bps <= 1.1 * bound, f"tcp1 {bps / 1e3:.0f} kbit/s over 8-20 s, at most "
           f"8 W / RTT + 10 % = {1.1 * bound / 1e3:.0f}")
-    if failures:
+    if el.failures:
         print(f"run directory kept: {tmp}")
     else:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"# amtest: checks={checks} failures={failures}")
-    return 1 if failures else 0
+    print(f"# amtest: checks={el.checks} failures={el.failures}")
+    return 1 if el.failures else 0
 
 
 if __name__ == "__main__":
